@@ -1,0 +1,78 @@
+package io.rivulet;
+
+import org.agrona.DirectBuffer;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A connection to a peer, carrying the four interaction models of RSocket with demand that crosses
+ * the wire as credits. Every method returning a publisher is cold and deferred: nothing is sent
+ * until it is subscribed, and each subscription is a new request.
+ *
+ * <p>Thread-safe: any thread may start requests; signals are delivered on the engine thread, so
+ * subscribers that block or work hard should hop with {@code publishOn}.
+ */
+public interface Connection extends AutoCloseable
+{
+    /** {@link #offer} result: the outbound ring is full; try again later. */
+    long BACK_PRESSURED = -2;
+    /** {@link #offer} result: the connection is closed. */
+    long CLOSED = -4;
+
+    /**
+     * Sends a message and expects none back.
+     *
+     * @param message to send.
+     * @return completes once the message is handed to the engine's outbound ring.
+     */
+    Mono<Void> fireAndForget(Message message);
+
+    /**
+     * @param request the request.
+     * @return the single reply, empty if the responder completes without one.
+     */
+    Mono<Message> requestResponse(Message request);
+
+    /**
+     * @param request the request.
+     * @return the responder's stream; the subscriber's demand bounds what the responder sends.
+     */
+    Flux<Message> requestStream(Message request);
+
+    /**
+     * A bidirectional stream. The first outbound message opens the channel on the peer.
+     *
+     * @param outbound messages to the responder; requested as the responder grants credits.
+     * @return the responder's messages.
+     */
+    Flux<Message> requestChannel(Publisher<Message> outbound);
+
+    /**
+     * The zero-copy fire-and-forget path, like Aeron's {@code Publication#offer}: the bytes are encoded
+     * straight into the outbound ring, with no allocation. The message must fit one frame.
+     *
+     * @param buffer holding the data.
+     * @param offset of the data.
+     * @param length of the data, at most {@link #maxOfferLength()}.
+     * @return a positive value when queued, {@link #BACK_PRESSURED} or {@link #CLOSED} otherwise.
+     * @throws IllegalArgumentException when length exceeds {@link #maxOfferLength()}.
+     */
+    long offer(DirectBuffer buffer, int offset, int length);
+
+    /** @return the longest message {@link #offer} accepts (one frame). */
+    int maxOfferLength();
+
+    /** @return the peer's address as {@code host:port}. */
+    String remoteAddress();
+
+    /** @return true until the connection closes. */
+    boolean isOpen();
+
+    /** @return completes when the connection is closed (with an error when it was lost). */
+    Mono<Void> onClose();
+
+    /** Closes the connection: in-flight streams end with {@link ConnectionClosedException}. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,125 @@
+package io.rivulet;
+
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.util.function.Function;
+
+/**
+ * The serving side's handlers, one per interaction model. A missing handler rejects requests of
+ * its kind with a REJECTED error. Handlers are called on the engine thread and must not block: they
+ * return cold publishers that the engine subscribes to as the requester's demand arrives.
+ *
+ * <p>Immutable; build with {@link #builder()}.
+ */
+public final class Responder
+{
+    private final Function<Message, Mono<Void>> fireAndForget;
+    private final MessageHandler fireAndForgetHandler;
+    private final Function<Message, Mono<Message>> requestResponse;
+    private final Function<Message, Flux<Message>> requestStream;
+    private final Function<Flux<Message>, Publisher<Message>> requestChannel;
+
+    private Responder(final Builder builder)
+    {
+        this.fireAndForget = builder.fireAndForget;
+        this.fireAndForgetHandler = builder.fireAndForgetHandler;
+        this.requestResponse = builder.requestResponse;
+        this.requestStream = builder.requestStream;
+        this.requestChannel = builder.requestChannel;
+    }
+
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /** @return a responder that rejects every request: for nodes that only request. */
+    public static Responder none()
+    {
+        return builder().build();
+    }
+
+    public Function<Message, Mono<Void>> fireAndForget()
+    {
+        return fireAndForget;
+    }
+
+    public MessageHandler fireAndForgetHandler()
+    {
+        return fireAndForgetHandler;
+    }
+
+    public Function<Message, Mono<Message>> requestResponse()
+    {
+        return requestResponse;
+    }
+
+    public Function<Message, Flux<Message>> requestStream()
+    {
+        return requestStream;
+    }
+
+    public Function<Flux<Message>, Publisher<Message>> requestChannel()
+    {
+        return requestChannel;
+    }
+
+    /** Builds a {@link Responder}. Not thread-safe. */
+    public static final class Builder
+    {
+        private Function<Message, Mono<Void>> fireAndForget;
+        private MessageHandler fireAndForgetHandler;
+        private Function<Message, Mono<Message>> requestResponse;
+        private Function<Message, Flux<Message>> requestStream;
+        private Function<Flux<Message>, Publisher<Message>> requestChannel;
+
+        private Builder()
+        {
+        }
+
+        /** Fire-and-forget with owned messages; errors of the returned Mono are counted and logged. */
+        public Builder fireAndForget(final Function<Message, Mono<Void>> handler)
+        {
+            this.fireAndForget = handler;
+            this.fireAndForgetHandler = null;
+            return this;
+        }
+
+        /** Fire-and-forget on the zero-copy path: the view is valid only during the call. */
+        public Builder fireAndForgetHandler(final MessageHandler handler)
+        {
+            this.fireAndForgetHandler = handler;
+            this.fireAndForget = null;
+            return this;
+        }
+
+        public Builder requestResponse(final Function<Message, Mono<Message>> handler)
+        {
+            this.requestResponse = handler;
+            return this;
+        }
+
+        public Builder requestStream(final Function<Message, Flux<Message>> handler)
+        {
+            this.requestStream = handler;
+            return this;
+        }
+
+        /**
+         * @param handler receives the requester's messages, the first being the one that opened the
+         *                channel, and returns the replies.
+         */
+        public Builder requestChannel(final Function<Flux<Message>, Publisher<Message>> handler)
+        {
+            this.requestChannel = handler;
+            return this;
+        }
+
+        public Responder build()
+        {
+            return new Responder(this);
+        }
+    }
+}

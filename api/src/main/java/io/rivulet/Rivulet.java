@@ -1,0 +1,545 @@
+package io.rivulet;
+
+import io.rivulet.engine.Conductor;
+import io.rivulet.engine.EngineCounters;
+import io.rivulet.engine.Sender;
+import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.spi.Transport;
+import io.rivulet.spi.TransportDriver;
+import io.rivulet.spi.TransportSettings;
+import org.agrona.BitUtil;
+import org.agrona.SystemUtil;
+import org.agrona.concurrent.AgentInvoker;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.CompositeAgent;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.NoOpIdleStrategy;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.YieldingIdleStrategy;
+import reactor.core.publisher.Mono;
+
+import java.io.IOException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * A Rivulet node: an engine (conductor and sender agents) over one transport, serving and
+ * requesting over any number of connections.
+ *
+ * <pre>{@code
+ * try (Rivulet node = Rivulet.launch(new Rivulet.Context()))
+ * {
+ *     node.bind("127.0.0.1:7070", Responder.builder()
+ *         .requestResponse(request -> Mono.just(Message.of("pong"))).build()).block();
+ *     Connection connection = node.connect("127.0.0.1:7070").block();
+ *     Message reply = connection.requestResponse(Message.of("ping")).block();
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. In {@link ThreadingMode#INVOKER} mode nothing moves until the application calls
+ * {@link #invoke()}, so do not {@code block()} on the invoking thread.
+ */
+public final class Rivulet implements AutoCloseable
+{
+    private final Context context;
+    private final EngineCounters counters = new EngineCounters();
+    private final Conductor conductor;
+    private final Sender sender;
+    private final AgentRunner[] runners;
+    private final AgentInvoker invoker;
+    private volatile boolean closed;
+
+    private Rivulet(final Context context)
+    {
+        this.context = context;
+        final TransportDriver driver;
+        try
+        {
+            driver = context.transport().open(new TransportSettings(context.maxFrameLength(),
+                context.linkBufferLength(), context.linkBufferLength(), 0, 0));
+        }
+        catch (final IOException ex)
+        {
+            throw new RivuletException("cannot open the " + context.transport().name() + " transport: " +
+                ex.getMessage(), ex);
+        }
+        final Consumer<Throwable> errorHandler = error ->
+        {
+            counters.errors.increment();
+            context.errorHandler().accept(error);
+        };
+        sender = new Sender(counters);
+        conductor = new Conductor(driver, sender, context.nanoClock(), context.protocolSettings(),
+            context.outboundRingLength(), context.connectTimeoutNs(), counters, errorHandler);
+
+        final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
+        switch (context.threadingMode())
+        {
+            case DEDICATED:
+                runners = new AgentRunner[]{
+                    new AgentRunner(context.idleStrategy(), agentErrors, counters.errors, conductor),
+                    new AgentRunner(context.newIdleStrategy(), agentErrors, counters.errors, sender)};
+                invoker = null;
+                break;
+            case SHARED:
+                runners = new AgentRunner[]{new AgentRunner(context.idleStrategy(), agentErrors, counters.errors,
+                    new CompositeAgent(conductor, sender))};
+                invoker = null;
+                break;
+            default:
+                runners = new AgentRunner[0];
+                invoker = new AgentInvoker(agentErrors, counters.errors, new CompositeAgent(conductor, sender));
+                invoker.start();
+        }
+        for (final AgentRunner runner : runners)
+        {
+            AgentRunner.startOnThread(runner, context.threadFactory());
+        }
+    }
+
+    /**
+     * Starts a node with defaults from {@code rivulet.*} system properties.
+     *
+     * @return the running node.
+     */
+    public static Rivulet launch()
+    {
+        return launch(new Context());
+    }
+
+    /**
+     * @param context the configuration; concluded (validated) here.
+     * @return the running node.
+     * @throws ConfigurationException naming a bad setting.
+     */
+    public static Rivulet launch(final Context context)
+    {
+        context.conclude();
+        return new Rivulet(context);
+    }
+
+    /**
+     * Listens for connections.
+     *
+     * @param address   {@code host:port}; port 0 picks a free port (see {@link Server#localAddress()}).
+     * @param responder the handlers for requests from connecting peers.
+     * @return the server once bound (cold: binds on subscription).
+     */
+    public Mono<Server> bind(final String address, final Responder responder)
+    {
+        return conductor.bind(address, responder);
+    }
+
+    /** Connects as a pure requester. */
+    public Mono<Connection> connect(final String address)
+    {
+        return connect(address, Responder.none());
+    }
+
+    /**
+     * Connects to a server.
+     *
+     * @param address   {@code host:port}.
+     * @param responder handlers for requests the server makes over this connection.
+     * @return the connection once the link is up and SETUP is sent (cold: connects on subscription).
+     */
+    public Mono<Connection> connect(final String address, final Responder responder)
+    {
+        return conductor.connect(address, responder);
+    }
+
+    /**
+     * Runs one duty cycle of the engine on the calling thread; only in {@link ThreadingMode#INVOKER}.
+     *
+     * @return work done, 0 when idle.
+     */
+    public int invoke()
+    {
+        if (invoker == null)
+        {
+            throw new IllegalStateException("invoke() is for ThreadingMode.INVOKER; this node runs " +
+                context.threadingMode());
+        }
+        return invoker.invoke();
+    }
+
+    /** @return the node's counters. */
+    public EngineCounters counters()
+    {
+        return counters;
+    }
+
+    /** @return the concluded configuration. */
+    public Context context()
+    {
+        return context;
+    }
+
+    /**
+     * Closes every connection (in-flight streams end with {@link ConnectionClosedException}) and
+     * server, then stops the engine. Waits at most a few seconds. Idempotent.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        conductor.requestShutdown();
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!conductor.isQuiescent() && System.nanoTime() - deadlineNs < 0)
+        {
+            if (invoker != null)
+            {
+                invoker.invoke();
+            }
+            else
+            {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+        }
+        if (invoker != null)
+        {
+            invoker.close();
+        }
+        for (final AgentRunner runner : runners)
+        {
+            runner.close();
+        }
+    }
+
+    /**
+     * Configuration of a node. Fluent accessors; defaults come from {@code rivulet.*} system
+     * properties; {@link #conclude()} checks the values and fails with a message naming the bad one.
+     *
+     * <p>Not thread-safe; configure before launch.
+     */
+    public static final class Context
+    {
+        private Transport transport;
+        private ThreadingMode threadingMode = ThreadingMode.valueOf(
+            System.getProperty("rivulet.threadingMode", "SHARED").toUpperCase());
+        private String idleStrategyName = System.getProperty("rivulet.idleStrategy", "backoff");
+        private IdleStrategy idleStrategy;
+        private int maxFrameLength = size("rivulet.maxFrameLength", 16 * 1024);
+        private int maxMessageLength = size("rivulet.maxMessageLength", 16 * 1024 * 1024);
+        private int streamWindow = size("rivulet.streamWindow", 256);
+        private int outboundRingLength = size("rivulet.outboundRingLength", 256 * 1024);
+        private int linkBufferLength = size("rivulet.linkBufferLength", 256 * 1024);
+        private long keepaliveIntervalNs = duration("rivulet.keepaliveInterval", TimeUnit.SECONDS.toNanos(1));
+        private long keepaliveTimeoutNs = duration("rivulet.keepaliveTimeout", TimeUnit.SECONDS.toNanos(5));
+        private long connectTimeoutNs = duration("rivulet.connectTimeout", TimeUnit.SECONDS.toNanos(5));
+        private int frameLimit = size("rivulet.frameLimit", 64);
+        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+        private ThreadFactory threadFactory;
+        private Consumer<Throwable> errorHandler;
+        private boolean concluded;
+
+        /** Picks a transport; by default the one named by {@code rivulet.transport} ("tcp"). */
+        public Context transport(final Transport transport)
+        {
+            this.transport = transport;
+            return this;
+        }
+
+        public Transport transport()
+        {
+            return transport;
+        }
+
+        /** Where the agents run ({@code rivulet.threadingMode}, default SHARED). */
+        public Context threadingMode(final ThreadingMode threadingMode)
+        {
+            this.threadingMode = threadingMode;
+            return this;
+        }
+
+        public ThreadingMode threadingMode()
+        {
+            return threadingMode;
+        }
+
+        /**
+         * How idle engine threads wait ({@code rivulet.idleStrategy}: backoff (default), busy, yield,
+         * sleep, noop). A given instance is used by the conductor; DEDICATED mode gives the sender a
+         * fresh one of the configured name.
+         */
+        public Context idleStrategy(final IdleStrategy idleStrategy)
+        {
+            this.idleStrategy = idleStrategy;
+            return this;
+        }
+
+        public Context idleStrategy(final String name)
+        {
+            this.idleStrategyName = name;
+            this.idleStrategy = null;
+            return this;
+        }
+
+        public IdleStrategy idleStrategy()
+        {
+            return idleStrategy;
+        }
+
+        /** Longest frame on the wire; larger messages are fragmented ({@code rivulet.maxFrameLength}, 16 KiB). */
+        public Context maxFrameLength(final int maxFrameLength)
+        {
+            this.maxFrameLength = maxFrameLength;
+            return this;
+        }
+
+        public int maxFrameLength()
+        {
+            return maxFrameLength;
+        }
+
+        /** Longest message sent or reassembled ({@code rivulet.maxMessageLength}, 16 MiB). */
+        public Context maxMessageLength(final int maxMessageLength)
+        {
+            this.maxMessageLength = maxMessageLength;
+            return this;
+        }
+
+        public int maxMessageLength()
+        {
+            return maxMessageLength;
+        }
+
+        /** Most credits a receiving stream keeps granted at once ({@code rivulet.streamWindow}, 256). */
+        public Context streamWindow(final int streamWindow)
+        {
+            this.streamWindow = streamWindow;
+            return this;
+        }
+
+        public int streamWindow()
+        {
+            return streamWindow;
+        }
+
+        /** Per-connection outbound ring, a power of two at least 8 frames ({@code rivulet.outboundRingLength}). */
+        public Context outboundRingLength(final int outboundRingLength)
+        {
+            this.outboundRingLength = outboundRingLength;
+            return this;
+        }
+
+        public int outboundRingLength()
+        {
+            return outboundRingLength;
+        }
+
+        /** Per-link user-space send and receive buffers ({@code rivulet.linkBufferLength}, 256 KiB). */
+        public Context linkBufferLength(final int linkBufferLength)
+        {
+            this.linkBufferLength = linkBufferLength;
+            return this;
+        }
+
+        public int linkBufferLength()
+        {
+            return linkBufferLength;
+        }
+
+        /** How often KEEPALIVE is sent ({@code rivulet.keepaliveInterval}, 1s). */
+        public Context keepaliveInterval(final long duration, final TimeUnit unit)
+        {
+            this.keepaliveIntervalNs = unit.toNanos(duration);
+            return this;
+        }
+
+        public long keepaliveIntervalNs()
+        {
+            return keepaliveIntervalNs;
+        }
+
+        /** Silence after which a peer is lost ({@code rivulet.keepaliveTimeout}, 5s). */
+        public Context keepaliveTimeout(final long duration, final TimeUnit unit)
+        {
+            this.keepaliveTimeoutNs = unit.toNanos(duration);
+            return this;
+        }
+
+        public long keepaliveTimeoutNs()
+        {
+            return keepaliveTimeoutNs;
+        }
+
+        /** How long a connection attempt may take ({@code rivulet.connectTimeout}, 5s). */
+        public Context connectTimeout(final long duration, final TimeUnit unit)
+        {
+            this.connectTimeoutNs = unit.toNanos(duration);
+            return this;
+        }
+
+        public long connectTimeoutNs()
+        {
+            return connectTimeoutNs;
+        }
+
+        /** Clock of the engine; tests inject their own. */
+        public Context nanoClock(final NanoClock nanoClock)
+        {
+            this.nanoClock = nanoClock;
+            return this;
+        }
+
+        public NanoClock nanoClock()
+        {
+            return nanoClock;
+        }
+
+        /** Makes the engine's threads (DEDICATED and SHARED modes); default: daemon threads named by role. */
+        public Context threadFactory(final ThreadFactory threadFactory)
+        {
+            this.threadFactory = threadFactory;
+            return this;
+        }
+
+        public ThreadFactory threadFactory()
+        {
+            return threadFactory;
+        }
+
+        /** Receives errors that have no subscriber to go to; default: printed to standard error. */
+        public Context errorHandler(final Consumer<Throwable> errorHandler)
+        {
+            this.errorHandler = errorHandler;
+            return this;
+        }
+
+        public Consumer<Throwable> errorHandler()
+        {
+            return errorHandler;
+        }
+
+        /**
+         * Fills defaults and validates.
+         *
+         * @return this.
+         * @throws ConfigurationException naming the first bad setting.
+         */
+        public Context conclude()
+        {
+            if (concluded)
+            {
+                return this;
+            }
+            if (transport == null)
+            {
+                final String name = System.getProperty("rivulet.transport", "tcp");
+                try
+                {
+                    transport = Transports.byName(name);
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new ConfigurationException("rivulet.transport: " + ex.getMessage());
+                }
+            }
+            require(threadingMode != null, "threadingMode must be set");
+            require(maxFrameLength >= 256 && maxFrameLength <= 16 * 1024 * 1024,
+                "maxFrameLength must be within [256, 16 MiB]: " + maxFrameLength);
+            require(maxMessageLength >= 1, "maxMessageLength must be positive: " + maxMessageLength);
+            require(streamWindow >= 1, "streamWindow must be positive: " + streamWindow);
+            require(BitUtil.isPowerOfTwo(outboundRingLength),
+                "outboundRingLength must be a power of two: " + outboundRingLength);
+            require(outboundRingLength / 8 >= maxFrameLength + 8,
+                "outboundRingLength " + outboundRingLength + " must be at least 8 x maxFrameLength " + maxFrameLength);
+            require(linkBufferLength >= maxFrameLength + TransportSettings.FRAMING_ALLOWANCE,
+                "linkBufferLength " + linkBufferLength + " must hold a frame of maxFrameLength " + maxFrameLength);
+            require(keepaliveIntervalNs > 0, "keepaliveInterval must be positive");
+            require(keepaliveTimeoutNs > keepaliveIntervalNs, "keepaliveTimeout must exceed keepaliveInterval");
+            require(TimeUnit.NANOSECONDS.toMillis(keepaliveIntervalNs) >= 1, "keepaliveInterval must be at least 1 ms");
+            require(connectTimeoutNs > 0, "connectTimeout must be positive");
+            require(frameLimit >= 1, "frameLimit must be positive: " + frameLimit);
+            if (idleStrategy == null)
+            {
+                idleStrategy = newIdleStrategy();
+            }
+            if (threadFactory == null)
+            {
+                threadFactory = runnable ->
+                {
+                    final Thread thread = new Thread(runnable);
+                    thread.setDaemon(true);
+                    return thread;
+                };
+            }
+            if (errorHandler == null)
+            {
+                errorHandler = error -> System.err.println("rivulet: " + error);
+            }
+            concluded = true;
+            return this;
+        }
+
+        IdleStrategy newIdleStrategy()
+        {
+            switch (idleStrategyName.toLowerCase())
+            {
+                case "backoff":
+                    return new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1),
+                        TimeUnit.MILLISECONDS.toNanos(1));
+                case "busy":
+                    return new BusySpinIdleStrategy();
+                case "yield":
+                    return new YieldingIdleStrategy();
+                case "sleep":
+                    return new SleepingMillisIdleStrategy(1);
+                case "noop":
+                    return new NoOpIdleStrategy();
+                default:
+                    throw new ConfigurationException("rivulet.idleStrategy: unknown idle strategy '" + idleStrategyName +
+                        "' (backoff, busy, yield, sleep, noop)");
+            }
+        }
+
+        ProtocolSettings protocolSettings()
+        {
+            return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
+                keepaliveTimeoutNs, frameLimit);
+        }
+
+        private static void require(final boolean condition, final String message)
+        {
+            if (!condition)
+            {
+                throw new ConfigurationException(message);
+            }
+        }
+
+        private static int size(final String property, final int defaultValue)
+        {
+            try
+            {
+                return SystemUtil.getSizeAsInt(property, defaultValue);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new ConfigurationException(property + ": " + ex.getMessage());
+            }
+        }
+
+        private static long duration(final String property, final long defaultNs)
+        {
+            try
+            {
+                return SystemUtil.getDurationInNanos(property, defaultNs);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new ConfigurationException(property + ": " + ex.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,442 @@
+package io.rivulet.engine;
+
+import io.rivulet.Connection;
+import io.rivulet.Responder;
+import io.rivulet.RivuletException;
+import io.rivulet.Server;
+import io.rivulet.protocol.Outbound;
+import io.rivulet.protocol.ProtocolConnection;
+import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.spi.LinkConnector;
+import io.rivulet.spi.LinkListener;
+import io.rivulet.spi.ReliableLink;
+import io.rivulet.spi.TransportDriver;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.DeadlineTimerWheel;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The conductor agent: runs commands from application threads, listens and connects through the
+ * transport driver, reads every link and drives each connection's protocol, and fires keepalive
+ * timers. It owns all connection and stream state (single writer).
+ *
+ * <p>{@link #execute(Runnable)} is the only method for other threads.
+ */
+public final class Conductor implements Agent, Executor
+{
+    private static final int COMMANDS_PER_CYCLE = 256;
+
+    private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
+    private final TransportDriver driver;
+    private final Sender sender;
+    private final NanoClock clock;
+    private final ProtocolSettings settings;
+    private final int outboundRingLength;
+    private final long connectTimeoutNs;
+    private final EngineCounters counters;
+    private final Consumer<Throwable> errorHandler;
+    private final DeadlineTimerWheel timers;
+    private final Long2ObjectHashMap<ProtocolConnection> keepaliveTimers = new Long2ObjectHashMap<>();
+    private final DeadlineTimerWheel.TimerHandler timerHandler = this::onTimerExpiry;
+    private final ArrayList<ProtocolConnection> connections = new ArrayList<>();
+    private final ArrayList<BoundServer> servers = new ArrayList<>();
+    private final ArrayList<PendingConnect> connects = new ArrayList<>();
+    private long nowNs;
+    private volatile boolean shutdownRequested;
+    private volatile boolean quiescent;
+    private long shutdownDeadlineNs;
+
+    public Conductor(
+        final TransportDriver driver,
+        final Sender sender,
+        final NanoClock clock,
+        final ProtocolSettings settings,
+        final int outboundRingLength,
+        final long connectTimeoutNs,
+        final EngineCounters counters,
+        final Consumer<Throwable> errorHandler)
+    {
+        this.driver = driver;
+        this.sender = sender;
+        this.clock = clock;
+        this.settings = settings;
+        this.outboundRingLength = outboundRingLength;
+        this.connectTimeoutNs = connectTimeoutNs;
+        this.counters = counters;
+        this.errorHandler = errorHandler;
+        this.nowNs = clock.nanoTime();
+        // Ticks of 2^20 ns (about 1 ms): keepalive needs no finer resolution.
+        this.timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, nowNs, 1 << 20, 1024);
+    }
+
+    @Override
+    public void execute(final Runnable command)
+    {
+        commands.offer(command);
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "rivulet-conductor";
+    }
+
+    @Override
+    public int doWork()
+    {
+        final long now = clock.nanoTime();
+        nowNs = now;
+        int work = runCommands();
+        work += driver.doWork(now);
+        work += acceptLinks(now);
+        work += pollConnects(now);
+        for (int i = connections.size() - 1; i >= 0; i--)
+        {
+            final ProtocolConnection connection = connections.get(i);
+            work += connection.doWork(now);
+            if (connection.isFinished())
+            {
+                connections.remove(i);
+            }
+        }
+        work += timers.poll(now, timerHandler, 64);
+        if (shutdownRequested)
+        {
+            work += progressShutdown(now);
+        }
+        return work;
+    }
+
+    @Override
+    public void onClose()
+    {
+        for (int i = 0; i < servers.size(); i++)
+        {
+            servers.get(i).closeNow();
+        }
+        for (int i = 0; i < connects.size(); i++)
+        {
+            connects.get(i).fail(new RivuletException("node closed while connecting"));
+        }
+        for (int i = 0; i < connections.size(); i++)
+        {
+            final ProtocolConnection connection = connections.get(i);
+            connection.abort();
+            connection.link().close();
+        }
+        driver.close();
+        quiescent = true;
+    }
+
+    /** Any thread: begins an orderly shutdown; {@link #isQuiescent()} tells when it is done. */
+    public void requestShutdown()
+    {
+        execute(() ->
+        {
+            shutdownRequested = true;
+            shutdownDeadlineNs = nowNs + TimeUnit.SECONDS.toNanos(2);
+            for (int i = 0; i < servers.size(); i++)
+            {
+                servers.get(i).closeNow();
+            }
+            servers.clear();
+            for (int i = 0; i < connects.size(); i++)
+            {
+                connects.get(i).fail(new RivuletException("node closed while connecting"));
+            }
+            connects.clear();
+            for (int i = 0; i < connections.size(); i++)
+            {
+                connections.get(i).closeForShutdown();
+            }
+        });
+    }
+
+    /** @return true once every connection closed after {@link #requestShutdown()}. */
+    public boolean isQuiescent()
+    {
+        return quiescent;
+    }
+
+    /**
+     * Any thread: listens on an address.
+     *
+     * @return the server once bound.
+     */
+    public Mono<Server> bind(final String address, final Responder responder)
+    {
+        return Mono.defer(() ->
+        {
+            final Sinks.One<Server> result = Sinks.one();
+            execute(() ->
+            {
+                if (shutdownRequested)
+                {
+                    result.tryEmitError(new RivuletException("node is closed"));
+                    return;
+                }
+                try
+                {
+                    final BoundServer server = new BoundServer(driver.listen(address), responder);
+                    servers.add(server);
+                    result.tryEmitValue(server);
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    result.tryEmitError(new RivuletException("cannot bind " + address + ": " + ex.getMessage(), ex));
+                }
+            });
+            return result.asMono();
+        });
+    }
+
+    /**
+     * Any thread: connects to an address and sends SETUP.
+     *
+     * @return the connection once the link is up.
+     */
+    public Mono<Connection> connect(final String address, final Responder responder)
+    {
+        return Mono.defer(() ->
+        {
+            final Sinks.One<Connection> result = Sinks.one();
+            execute(() ->
+            {
+                if (shutdownRequested)
+                {
+                    result.tryEmitError(new RivuletException("node is closed"));
+                    return;
+                }
+                try
+                {
+                    connects.add(new PendingConnect(address, driver.connect(address), responder, result,
+                        nowNs + connectTimeoutNs));
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    result.tryEmitError(new RivuletException("cannot connect to " + address + ": " + ex.getMessage(), ex));
+                }
+            });
+            return result.asMono();
+        });
+    }
+
+    private int runCommands()
+    {
+        int work = 0;
+        Runnable command;
+        while (work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null)
+        {
+            try
+            {
+                command.run();
+            }
+            catch (final Throwable ex)
+            {
+                errorHandler.accept(ex);
+            }
+            work++;
+        }
+        return work;
+    }
+
+    private int acceptLinks(final long now)
+    {
+        int work = 0;
+        for (int i = servers.size() - 1; i >= 0; i--)
+        {
+            final BoundServer server = servers.get(i);
+            if (server.closeRequested)
+            {
+                server.closeNow();
+                servers.remove(i);
+                continue;
+            }
+            try
+            {
+                ReliableLink link;
+                while ((link = server.listener.accept()) != null)
+                {
+                    startConnection(link, false, server.responder, now);
+                    work++;
+                }
+            }
+            catch (final IOException ex)
+            {
+                errorHandler.accept(new RivuletException("listener " + server.localAddress + " failed", ex));
+                server.closeNow();
+                servers.remove(i);
+            }
+        }
+        return work;
+    }
+
+    private int pollConnects(final long now)
+    {
+        int work = 0;
+        for (int i = connects.size() - 1; i >= 0; i--)
+        {
+            final PendingConnect connect = connects.get(i);
+            try
+            {
+                final ReliableLink link = connect.connector.poll();
+                if (link != null)
+                {
+                    connects.remove(i);
+                    final ProtocolConnection connection = startConnection(link, true, connect.responder, now);
+                    connection.sendSetup(new byte[0], new byte[0]);
+                    if (connect.result.tryEmitValue(connection).isFailure())
+                    {
+                        connection.close();
+                    }
+                    work++;
+                }
+                else if (now - connect.deadlineNs > 0)
+                {
+                    connects.remove(i);
+                    connect.fail(new RivuletException("cannot connect to " + connect.address + ": timed out after " +
+                        TimeUnit.NANOSECONDS.toMillis(connectTimeoutNs) + " ms"));
+                    work++;
+                }
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                connects.remove(i);
+                connect.fail(new RivuletException("cannot connect to " + connect.address + ": " + ex.getMessage(), ex));
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private ProtocolConnection startConnection(
+        final ReliableLink link, final boolean client, final Responder responder, final long now)
+    {
+        final Outbound outbound = new Outbound(outboundRingLength, settings.maxFrameLength(), counters.backPressureEvents);
+        final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings,
+            counters.connectionCounters(), client, responder, this, errorHandler, now);
+        connections.add(connection);
+        sender.add(connection);
+        keepaliveTimers.put(timers.scheduleTimer(now + settings.keepaliveIntervalNs()), connection);
+        counters.connectionsOpened.incrementRelease();
+        return connection;
+    }
+
+    private boolean onTimerExpiry(final TimeUnit timeUnit, final long now, final long timerId)
+    {
+        final ProtocolConnection connection = keepaliveTimers.remove(timerId);
+        if (connection != null)
+        {
+            final long next = connection.onKeepaliveTimer(now);
+            if (next > 0)
+            {
+                keepaliveTimers.put(timers.scheduleTimer(next), connection);
+            }
+        }
+        return true;
+    }
+
+    private int progressShutdown(final long now)
+    {
+        if (connections.isEmpty())
+        {
+            quiescent = true;
+            return 0;
+        }
+        if (now - shutdownDeadlineNs > 0)
+        {
+            for (int i = 0; i < connections.size(); i++)
+            {
+                connections.get(i).abort();
+            }
+        }
+        return 0;
+    }
+
+    /** A listener and the responder it serves. */
+    private final class BoundServer implements Server
+    {
+        final LinkListener listener;
+        final Responder responder;
+        final String localAddress;
+        final Sinks.Empty<Void> closed = Sinks.empty();
+        volatile boolean closeRequested;
+
+        BoundServer(final LinkListener listener, final Responder responder)
+        {
+            this.listener = listener;
+            this.responder = responder;
+            this.localAddress = listener.localAddress();
+        }
+
+        @Override
+        public String localAddress()
+        {
+            return localAddress;
+        }
+
+        @Override
+        public Mono<Void> onClose()
+        {
+            return closed.asMono();
+        }
+
+        @Override
+        public void close()
+        {
+            closeRequested = true;
+        }
+
+        void closeNow()
+        {
+            listener.close();
+            closed.tryEmitEmpty();
+        }
+
+        @Override
+        public String toString()
+        {
+            return "Server{" + localAddress + "}";
+        }
+    }
+
+    /** An outbound connection attempt and who waits for it. */
+    private static final class PendingConnect
+    {
+        final String address;
+        final LinkConnector connector;
+        final Responder responder;
+        final Sinks.One<Connection> result;
+        final long deadlineNs;
+
+        PendingConnect(
+            final String address,
+            final LinkConnector connector,
+            final Responder responder,
+            final Sinks.One<Connection> result,
+            final long deadlineNs)
+        {
+            this.address = address;
+            this.connector = connector;
+            this.responder = responder;
+            this.result = result;
+            this.deadlineNs = deadlineNs;
+        }
+
+        void fail(final RivuletException error)
+        {
+            connector.close();
+            result.tryEmitError(error);
+        }
+    }
+}

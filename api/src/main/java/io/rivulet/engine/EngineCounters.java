@@ -1,0 +1,68 @@
+package io.rivulet.engine;
+
+import io.rivulet.protocol.ConnectionCounters;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
+
+/**
+ * The node's counters, kept in an Agrona {@link CountersManager} so that they can later be mapped to
+ * a file and read from outside the process, like Aeron's. Incrementing is allocation-free.
+ *
+ * <p>Thread-safe for reading; each counter has the writers named in its javadoc.
+ */
+public final class EngineCounters
+{
+    private static final int MAX_COUNTERS = 64;
+
+    private final CountersManager manager = new CountersManager(
+        new UnsafeBuffer(new byte[MAX_COUNTERS * CountersReader.METADATA_LENGTH]),
+        new UnsafeBuffer(new byte[MAX_COUNTERS * CountersReader.COUNTER_LENGTH]));
+
+    /** Frames written to links (sender). */
+    public final AtomicCounter framesSent = manager.newCounter("frames sent");
+    /** Bytes of frames written to links (sender). */
+    public final AtomicCounter bytesSent = manager.newCounter("bytes sent");
+    /** Frames read from links (conductor). */
+    public final AtomicCounter framesReceived = manager.newCounter("frames received");
+    /** Bytes of frames read from links (conductor). */
+    public final AtomicCounter bytesReceived = manager.newCounter("bytes received");
+    /** Fire-and-forget messages handed to a responder (conductor). */
+    public final AtomicCounter messagesReceived = manager.newCounter("fire-and-forget messages received");
+    /** Times a producer used up the credits its peer had granted (producer threads). */
+    public final AtomicCounter creditStalls = manager.newCounter("credit stalls");
+    /** Writes that found an outbound ring full (any thread). */
+    public final AtomicCounter backPressureEvents = manager.newCounter("back-pressure events");
+    /** Connections closed for a protocol violation or rejected set-up (conductor). */
+    public final AtomicCounter protocolErrors = manager.newCounter("protocol errors");
+    /** Connections lost to I/O errors or keepalive timeouts (conductor). */
+    public final AtomicCounter connectionsLost = manager.newCounter("connections lost");
+    /** Connections opened, either side (conductor). */
+    public final AtomicCounter connectionsOpened = manager.newCounter("connections opened");
+    /** Connections fully closed, either side (conductor). */
+    public final AtomicCounter connectionsClosed = manager.newCounter("connections closed");
+    /** Errors passed to the error handler (any thread). */
+    public final AtomicCounter errors = manager.newCounter("errors");
+
+    /** @return a reader over every counter, for tools and tests. */
+    public CountersReader reader()
+    {
+        return manager;
+    }
+
+    /** @return the subset a connection updates. */
+    public ConnectionCounters connectionCounters()
+    {
+        return new ConnectionCounters(framesReceived, bytesReceived, messagesReceived, creditStalls, protocolErrors,
+            connectionsLost, connectionsClosed);
+    }
+
+    @Override
+    public String toString()
+    {
+        final StringBuilder text = new StringBuilder();
+        manager.forEach((value, id, label) -> text.append(label).append(": ").append(value).append('\n'));
+        return text.toString();
+    }
+}

@@ -1,0 +1,140 @@
+package io.rivulet.engine;
+
+import io.rivulet.protocol.ProtocolConnection;
+import io.rivulet.spi.ReliableLink;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+
+import java.io.IOException;
+import java.util.ArrayList;
+
+/**
+ * The sender agent: moves encoded frames from each connection's outbound ring to its link and
+ * flushes the link. It knows nothing of streams; the frames were encoded by the producers.
+ *
+ * <p>Single-threaded: connections arrive through {@link #add(ProtocolConnection)} (any thread) and
+ * leave when their {@link ProtocolConnection#sendMode()} says so.
+ */
+public final class Sender implements Agent
+{
+    private static final int FRAMES_PER_CONNECTION = 256;
+
+    private final ManyToOneConcurrentLinkedQueue<ProtocolConnection> additions = new ManyToOneConcurrentLinkedQueue<>();
+    private final ArrayList<ProtocolConnection> connections = new ArrayList<>();
+    private final EngineCounters counters;
+    private final ControlledMessageHandler frameHandler = this::onFrame;
+    private ReliableLink currentLink;
+    private int framesSent;
+    private long bytesSent;
+
+    public Sender(final EngineCounters counters)
+    {
+        this.counters = counters;
+    }
+
+    /** Any thread: start draining this connection. */
+    public void add(final ProtocolConnection connection)
+    {
+        additions.offer(connection);
+    }
+
+    @Override
+    public int doWork()
+    {
+        int work = 0;
+        ProtocolConnection added;
+        while ((added = additions.poll()) != null)
+        {
+            connections.add(added);
+            work++;
+        }
+        for (int i = connections.size() - 1; i >= 0; i--)
+        {
+            final ProtocolConnection connection = connections.get(i);
+            final ProtocolConnection.SendMode mode = connection.sendMode();
+            if (mode == ProtocolConnection.SendMode.RELEASE)
+            {
+                release(i, connection);
+                work++;
+                continue;
+            }
+            work += send(connection);
+            if (mode == ProtocolConnection.SendMode.DRAIN && isDrained(connection))
+            {
+                release(i, connection);
+                work++;
+            }
+        }
+        if (framesSent > 0)
+        {
+            counters.framesSent.getAndAddRelease(framesSent);
+            counters.bytesSent.getAndAddRelease(bytesSent);
+            framesSent = 0;
+            bytesSent = 0;
+        }
+        return work;
+    }
+
+    @Override
+    public void onClose()
+    {
+        for (int i = connections.size() - 1; i >= 0; i--)
+        {
+            release(i, connections.get(i));
+        }
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "rivulet-sender";
+    }
+
+    private int send(final ProtocolConnection connection)
+    {
+        final ReliableLink link = connection.link();
+        currentLink = link;
+        final int frames = connection.outboundRing().ring().controlledRead(frameHandler, FRAMES_PER_CONNECTION);
+        try
+        {
+            return frames + (link.isFlushed() ? 0 : link.flush());
+        }
+        catch (final IOException ex)
+        {
+            connection.onSendFailed(ex);
+            return 1;
+        }
+        catch (final RuntimeException ex)
+        {
+            connection.onSendFailed(new IOException(ex.toString(), ex));
+            return 1;
+        }
+    }
+
+    private ControlledMessageHandler.Action onFrame(
+        final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        if (currentLink.offer(buffer, index, length))
+        {
+            framesSent++;
+            bytesSent += length;
+            return ControlledMessageHandler.Action.CONTINUE;
+        }
+        return ControlledMessageHandler.Action.ABORT;
+    }
+
+    private static boolean isDrained(final ProtocolConnection connection)
+    {
+        final ManyToOneRingBuffer ring = connection.outboundRing().ring();
+        return ring.consumerPosition() == ring.producerPosition() && connection.link().isFlushed();
+    }
+
+    private void release(final int index, final ProtocolConnection connection)
+    {
+        connections.remove(index);
+        connection.onSenderReleased();
+    }
+}

@@ -1,0 +1,67 @@
+package io.rivulet.protocol;
+
+import org.agrona.concurrent.status.AtomicCounter;
+
+/**
+ * The node-wide counters a connection adds to. Conductor-side increments use the ordered
+ * (single-writer) forms; {@link #creditStalls()} is incremented by producer threads.
+ */
+public final class ConnectionCounters
+{
+    private final AtomicCounter framesReceived;
+    private final AtomicCounter bytesReceived;
+    private final AtomicCounter messagesReceived;
+    private final AtomicCounter creditStalls;
+    private final AtomicCounter protocolErrors;
+    private final AtomicCounter connectionsLost;
+    private final AtomicCounter connectionsClosed;
+
+    public ConnectionCounters(
+        final AtomicCounter framesReceived,
+        final AtomicCounter bytesReceived,
+        final AtomicCounter messagesReceived,
+        final AtomicCounter creditStalls,
+        final AtomicCounter protocolErrors,
+        final AtomicCounter connectionsLost,
+        final AtomicCounter connectionsClosed)
+    {
+        this.framesReceived = framesReceived;
+        this.bytesReceived = bytesReceived;
+        this.messagesReceived = messagesReceived;
+        this.creditStalls = creditStalls;
+        this.protocolErrors = protocolErrors;
+        this.connectionsLost = connectionsLost;
+        this.connectionsClosed = connectionsClosed;
+    }
+
+    void onFrameReceived(final int length)
+    {
+        framesReceived.incrementRelease();
+        bytesReceived.getAndAddRelease(length);
+    }
+
+    void onMessageReceived()
+    {
+        messagesReceived.incrementRelease();
+    }
+
+    void onProtocolError()
+    {
+        protocolErrors.incrementRelease();
+    }
+
+    void onConnectionLost()
+    {
+        connectionsLost.incrementRelease();
+    }
+
+    void onConnectionClosed()
+    {
+        connectionsClosed.incrementRelease();
+    }
+
+    AtomicCounter creditStalls()
+    {
+        return creditStalls;
+    }
+}

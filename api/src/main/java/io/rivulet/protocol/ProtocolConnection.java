@@ -1,0 +1,1036 @@
+package io.rivulet.protocol;
+
+import io.rivulet.ApplicationErrorException;
+import io.rivulet.Connection;
+import io.rivulet.ConnectionClosedException;
+import io.rivulet.ConnectionLostException;
+import io.rivulet.Message;
+import io.rivulet.MessageTooLargeException;
+import io.rivulet.MessageView;
+import io.rivulet.ProtocolViolationException;
+import io.rivulet.RejectedException;
+import io.rivulet.Responder;
+import io.rivulet.RivuletException;
+import io.rivulet.codec.FrameFlags;
+import io.rivulet.codec.FrameReader;
+import io.rivulet.codec.FrameType;
+import io.rivulet.codec.FrameWriter;
+import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.spi.FrameHandler;
+import io.rivulet.spi.FramingException;
+import io.rivulet.spi.LinkClosedException;
+import io.rivulet.spi.ReliableLink;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One connection's protocol: the stream table, the inbound frame dispatch, set-up, keepalive and
+ * close. It is the {@link Connection} applications hold and the state the conductor drives.
+ *
+ * <p>Threading: the public {@link Connection} methods may be called from any thread; they create
+ * stream objects and hand work to the conductor through its command executor or the connection's
+ * signal queue. Everything else runs on the conductor thread only. The sender agent reads
+ * {@link #outbound()} and {@link #link()} and reports through {@link #onSenderReleased()} and
+ * {@link #onSendFailed(IOException)}.
+ */
+public final class ProtocolConnection implements Connection, FrameHandler
+{
+    /** Version of the protocol carried in SETUP. */
+    public static final int PROTOCOL_VERSION = 1;
+
+    /** What the sender agent should do with this connection. */
+    public enum SendMode
+    {
+        /** Drain the ring to the link as it fills. */
+        ACTIVE,
+        /** Drain what is left, flush, then release the connection. */
+        DRAIN,
+        /** Release the connection now, discarding what is left. */
+        RELEASE
+    }
+
+    private final ReliableLink link;
+    private final Outbound outbound;
+    private final ProtocolSettings settings;
+    private final ConnectionCounters counters;
+    private final boolean client;
+    private final Responder responder;
+    private final Executor conductor;
+    private final Consumer<Throwable> errorHandler;
+    private final String remoteAddress;
+    private final FrameReader reader = new FrameReader();
+    private final MessageView view = new MessageView();
+    private final Int2ObjectHashMap<ProtocolStream> streams = new Int2ObjectHashMap<>();
+    private final ManyToOneConcurrentLinkedQueue<ProtocolStream> signals = new ManyToOneConcurrentLinkedQueue<>();
+    private final Sinks.Empty<Void> closed = Sinks.empty();
+    private final int maxOfferLength;
+    private StreamWriter connectionWriter;
+
+    private volatile boolean open = true;
+    private volatile SendMode sendMode = SendMode.ACTIVE;
+    private volatile boolean senderReleased;
+    private volatile IOException sendFailure;
+
+    // Conductor state.
+    private int nextStreamId;
+    private boolean setupReceived;
+    private long nowNs;
+    private long lastReceivedNs;
+    private long closeDeadlineNs;
+    private Throwable closeCause;
+    private boolean finished;
+
+    /**
+     * @param link         the established link.
+     * @param outbound     the connection's outbound ring.
+     * @param settings     limits and timings.
+     * @param counters     the node's counters this connection adds to.
+     * @param client       true on the connecting side (odd stream ids, sends SETUP).
+     * @param responder    handlers for requests from the peer.
+     * @param conductor    runs commands on the conductor thread.
+     * @param errorHandler receives errors that have no subscriber to go to.
+     * @param nowNs        the conductor's clock at creation.
+     */
+    public ProtocolConnection(
+        final ReliableLink link,
+        final Outbound outbound,
+        final ProtocolSettings settings,
+        final ConnectionCounters counters,
+        final boolean client,
+        final Responder responder,
+        final Executor conductor,
+        final Consumer<Throwable> errorHandler,
+        final long nowNs)
+    {
+        this.link = link;
+        this.outbound = outbound;
+        this.settings = settings;
+        this.counters = counters;
+        this.client = client;
+        this.responder = responder;
+        this.conductor = conductor;
+        this.errorHandler = errorHandler;
+        this.remoteAddress = link.remoteAddress();
+        this.nextStreamId = client ? 1 : 2;
+        this.nowNs = nowNs;
+        this.lastReceivedNs = nowNs;
+        this.setupReceived = client;
+        this.maxOfferLength = settings.maxFrameLength() - FrameWriter.payloadFrameOverhead(FrameType.REQUEST_FNF);
+        this.connectionWriter = new StreamWriter(outbound);
+    }
+
+    // ------------------------------------------------------------------------------------- public API
+
+    @Override
+    public Mono<Void> fireAndForget(final Message message)
+    {
+        return Mono.defer(() ->
+        {
+            if (!open)
+            {
+                return Mono.error(closedError());
+            }
+            if (tooLarge(message))
+            {
+                return Mono.error(tooLargeError(message));
+            }
+            if (FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, message.metadataLength(), message.dataLength()) <=
+                settings.maxFrameLength())
+            {
+                connectionWriter.sendMessage(FrameType.REQUEST_FNF, 0, FrameFlags.NEXT, message);
+                return Mono.empty();
+            }
+            // Fragments need a stream id so that the peer can reassemble them.
+            final Sinks.Empty<Void> sent = Sinks.empty();
+            conductor.execute(() ->
+            {
+                if (closeCause != null)
+                {
+                    sent.tryEmitError(closedError());
+                    return;
+                }
+                final StreamWriter writer = new StreamWriter(outbound);
+                writer.streamId(allocateStreamId());
+                writer.sendMessage(FrameType.REQUEST_FNF, 0, FrameFlags.NEXT, message);
+                sent.tryEmitEmpty();
+            });
+            return sent.asMono();
+        });
+    }
+
+    @Override
+    public Mono<Message> requestResponse(final Message request)
+    {
+        return Mono.defer(() ->
+        {
+            if (tooLarge(request))
+            {
+                return Mono.error(tooLargeError(request));
+            }
+            final ProtocolStream stream = new ProtocolStream(this, ProtocolStream.Kind.REQUESTER_RESPONSE);
+            stream.request = request;
+            return Mono.fromDirect(stream.inbound);
+        });
+    }
+
+    @Override
+    public Flux<Message> requestStream(final Message request)
+    {
+        return Flux.defer(() ->
+        {
+            if (tooLarge(request))
+            {
+                return Flux.error(tooLargeError(request));
+            }
+            final ProtocolStream stream = new ProtocolStream(this, ProtocolStream.Kind.REQUESTER_STREAM);
+            stream.request = request;
+            return Flux.from(stream.inbound);
+        });
+    }
+
+    @Override
+    public Flux<Message> requestChannel(final Publisher<Message> outboundMessages)
+    {
+        return Flux.defer(() ->
+        {
+            final ProtocolStream stream = new ProtocolStream(this, ProtocolStream.Kind.REQUESTER_CHANNEL);
+            stream.channelProducer(outboundMessages);
+            return Flux.from(stream.inbound);
+        });
+    }
+
+    @Override
+    public long offer(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length > maxOfferLength)
+        {
+            throw new IllegalArgumentException("message of " + length + " bytes exceeds the offer maximum of " +
+                maxOfferLength + "; send it with fireAndForget(Message), which fragments");
+        }
+        if (!open)
+        {
+            return CLOSED;
+        }
+        return outbound.offerFireAndForget(buffer, offset, length) ? length + 1L : BACK_PRESSURED;
+    }
+
+    @Override
+    public int maxOfferLength()
+    {
+        return maxOfferLength;
+    }
+
+    @Override
+    public String remoteAddress()
+    {
+        return remoteAddress;
+    }
+
+    @Override
+    public boolean isOpen()
+    {
+        return open;
+    }
+
+    @Override
+    public Mono<Void> onClose()
+    {
+        return closed.asMono();
+    }
+
+    @Override
+    public void close()
+    {
+        if (open)
+        {
+            conductor.execute(() -> closeGracefully(
+                new ConnectionClosedException("connection to " + remoteAddress + " closed locally"),
+                ErrorCode.CONNECTION_CLOSE, "closed by peer application"));
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Connection{" + link.localAddress() + " -> " + remoteAddress + (open ? "" : ", closed") + "}";
+    }
+
+    // ------------------------------------------------------------------------------ internal plumbing
+
+    Outbound outbound()
+    {
+        return outbound;
+    }
+
+    ProtocolSettings settings()
+    {
+        return settings;
+    }
+
+    org.agrona.concurrent.status.AtomicCounter creditStalls()
+    {
+        return counters.creditStalls();
+    }
+
+    /** @return the link, for the sender agent. */
+    public ReliableLink link()
+    {
+        return link;
+    }
+
+    /** @return the ring side, for the sender agent. */
+    public Outbound outboundRing()
+    {
+        return outbound;
+    }
+
+    /** @return what the sender agent should do. */
+    public SendMode sendMode()
+    {
+        return sendMode;
+    }
+
+    /** Sender: it no longer touches this connection's link. */
+    public void onSenderReleased()
+    {
+        senderReleased = true;
+    }
+
+    /** Sender: writing to the link failed; the conductor loses the connection. */
+    public void onSendFailed(final IOException failure)
+    {
+        sendFailure = failure;
+    }
+
+    /** @return true when the connection is closed and released by the sender: the conductor drops it. */
+    public boolean isFinished()
+    {
+        return finished;
+    }
+
+    /** Any thread: the stream has something for the conductor. */
+    void signal(final ProtocolStream stream)
+    {
+        signals.offer(stream);
+    }
+
+    /** Any thread: a requester stream wants its id and opening frame. */
+    void requestOpen(final ProtocolStream stream)
+    {
+        conductor.execute(() -> openRequester(stream));
+    }
+
+    // ------------------------------------------------------------------------------ conductor: duties
+
+    /** Conductor: sends SETUP; called once on the connecting side. */
+    public void sendSetup(final byte[] metadata, final byte[] data)
+    {
+        final int length = FrameWriter.setupLength(metadata.length, data.length);
+        final int index = outbound.claim(length);
+        if (index <= 0)
+        {
+            throw new IllegalStateException("outbound ring full before SETUP");
+        }
+        Frames.writer().writeSetup(outbound.ring().buffer(), index, PROTOCOL_VERSION,
+            (int)TimeUnit.NANOSECONDS.toMillis(settings.keepaliveIntervalNs()),
+            (int)TimeUnit.NANOSECONDS.toMillis(settings.keepaliveTimeoutNs()), settings.maxFrameLength(),
+            metadata, data);
+        outbound.commit(index);
+    }
+
+    /**
+     * Conductor: one duty cycle for this connection.
+     *
+     * @param nowNs the cycle's clock.
+     * @return work done.
+     */
+    public int doWork(final long nowNs)
+    {
+        this.nowNs = nowNs;
+        if (finished)
+        {
+            return 0;
+        }
+        int work = 0;
+        if (closeCause == null)
+        {
+            work += pollLink();
+            work += processSignals();
+            work += outbound.flushParked();
+            final IOException failure = sendFailure;
+            if (failure != null && closeCause == null)
+            {
+                lose(new ConnectionLostException("connection to " + remoteAddress + " lost: " + failure.getMessage(),
+                    failure));
+            }
+        }
+        if (closeCause != null)
+        {
+            work += progressClose(nowNs);
+        }
+        return work;
+    }
+
+    /**
+     * Conductor: the keepalive timer fired.
+     *
+     * @return the deadline of the next check, or 0 once the connection is closing.
+     */
+    public long onKeepaliveTimer(final long nowNs)
+    {
+        this.nowNs = nowNs;
+        if (closeCause != null)
+        {
+            return 0;
+        }
+        final long silentNs = nowNs - lastReceivedNs;
+        if (silentNs > settings.keepaliveTimeoutNs())
+        {
+            lose(new ConnectionLostException("no frame from " + remoteAddress + " for " +
+                TimeUnit.NANOSECONDS.toMillis(silentNs) + " ms (keepalive timeout " +
+                TimeUnit.NANOSECONDS.toMillis(settings.keepaliveTimeoutNs()) + " ms)"));
+            return 0;
+        }
+        writeKeepalive(false, nowNs);
+        return nowNs + settings.keepaliveIntervalNs();
+    }
+
+    /** Conductor: the node is closing. */
+    public void closeForShutdown()
+    {
+        if (closeCause == null)
+        {
+            closeGracefully(new ConnectionClosedException("node closed"), ErrorCode.CONNECTION_CLOSE, "node closed");
+        }
+    }
+
+    /** Conductor: forces the close to finish now (node shutdown deadline). */
+    public void abort()
+    {
+        if (closeCause == null)
+        {
+            lose(new ConnectionClosedException("node closed"));
+        }
+        sendMode = SendMode.RELEASE;
+    }
+
+    private int pollLink()
+    {
+        try
+        {
+            return link.poll(this, settings.frameLimit());
+        }
+        catch (final LinkClosedException ex)
+        {
+            lose(new ConnectionClosedException("connection closed by peer " + remoteAddress));
+        }
+        catch (final FramingException ex)
+        {
+            protocolError(ex.getMessage());
+        }
+        catch (final IOException ex)
+        {
+            lose(new ConnectionLostException("connection to " + remoteAddress + " lost: " + ex.getMessage(), ex));
+        }
+        return 1;
+    }
+
+    private int processSignals()
+    {
+        int work = 0;
+        ProtocolStream stream;
+        while ((stream = signals.poll()) != null)
+        {
+            stream.onSignal();
+            work++;
+        }
+        return work;
+    }
+
+    private void openRequester(final ProtocolStream stream)
+    {
+        if (closeCause != null)
+        {
+            stream.terminate(closedError());
+            return;
+        }
+        if (stream.inbound.isCancelled())
+        {
+            if (stream.outbound != null)
+            {
+                stream.outbound.stop();
+            }
+            return;
+        }
+        final int id = allocateStreamId();
+        streams.put(id, stream);
+        stream.registered(id);
+        stream.sendOpening(stream.request);
+        stream.request = null;
+    }
+
+    private int allocateStreamId()
+    {
+        int id = nextStreamId;
+        while (streams.containsKey(id))
+        {
+            id = advance(id);
+        }
+        nextStreamId = advance(id);
+        return id;
+    }
+
+    private int advance(final int id)
+    {
+        final int next = id + 2;
+        return next > 0 ? next : (client ? 1 : 2);
+    }
+
+    void removeStream(final ProtocolStream stream)
+    {
+        final int id = stream.streamId();
+        if (id != 0 && streams.get(id) == stream)
+        {
+            streams.remove(id);
+        }
+    }
+
+    // ------------------------------------------------------------------------------ conductor: inbound
+
+    @Override
+    public void onFrame(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (closeCause != null)
+        {
+            return;
+        }
+        counters.onFrameReceived(length);
+        lastReceivedNs = nowNs;
+        if (!reader.wrap(buffer, offset, length))
+        {
+            protocolError("malformed " + FrameType.name(frameTypeOrUnknown(buffer, offset, length)) + " frame: " +
+                reader.error());
+            return;
+        }
+        final int type = reader.frameType();
+        if (!setupReceived)
+        {
+            onSetup(type);
+            return;
+        }
+        final int streamId = reader.streamId();
+        switch (type)
+        {
+            case 2: // REQUEST_FNF
+                if (streamId == 0)
+                {
+                    if (reader.hasFlag(FrameFlags.FOLLOWS))
+                    {
+                        protocolError("fragmented REQUEST_FNF on stream 0");
+                        return;
+                    }
+                    deliverFireAndForget(null);
+                    return;
+                }
+                onRequest(type, streamId);
+                return;
+
+            case 3: // REQUEST_RESPONSE
+            case 4: // REQUEST_STREAM
+            case 5: // REQUEST_CHANNEL
+                onRequest(type, streamId);
+                return;
+
+            case 6: // REQUEST_N
+            {
+                final ProtocolStream stream = streams.get(streamId);
+                if (stream != null)
+                {
+                    stream.onRequestN(reader.requestN());
+                }
+                return;
+            }
+
+            case 7: // CANCEL
+            {
+                final ProtocolStream stream = streams.get(streamId);
+                if (stream != null)
+                {
+                    stream.onCancel();
+                }
+                return;
+            }
+
+            case 8: // PAYLOAD
+                onPayload(streamId);
+                return;
+
+            case 9: // ERROR
+                onErrorFrame(streamId);
+                return;
+
+            case 10: // KEEPALIVE
+                if (reader.respond())
+                {
+                    writeKeepalive(false, reader.timestampNs());
+                }
+                return;
+
+            case 11: // CLOSE
+                closeByPeer(reader.text());
+                return;
+
+            default: // SETUP after set-up
+                protocolError("unexpected " + FrameType.name(type) + " frame after set-up");
+        }
+    }
+
+    private static int frameTypeOrUnknown(final DirectBuffer buffer, final int offset, final int length)
+    {
+        return length >= 4 ? buffer.getShort(offset + 2, java.nio.ByteOrder.LITTLE_ENDIAN) & 0xFFFF : 0;
+    }
+
+    private void onSetup(final int type)
+    {
+        if (type != FrameType.SETUP)
+        {
+            rejectSetup(ErrorCode.INVALID_SETUP, "expected SETUP as the first frame, got " + FrameType.name(type));
+            return;
+        }
+        if (reader.protocolVersion() != PROTOCOL_VERSION)
+        {
+            rejectSetup(ErrorCode.UNSUPPORTED_SETUP, "unsupported protocol version " + reader.protocolVersion() +
+                " (this node speaks " + PROTOCOL_VERSION + ")");
+            return;
+        }
+        if (reader.keepaliveIntervalMs() <= 0 || reader.keepaliveTimeoutMs() <= reader.keepaliveIntervalMs())
+        {
+            rejectSetup(ErrorCode.INVALID_SETUP, "keepalive interval " + reader.keepaliveIntervalMs() +
+                " ms and timeout " + reader.keepaliveTimeoutMs() + " ms are not valid");
+            return;
+        }
+        if (reader.maxFrameLength() > settings.maxFrameLength())
+        {
+            rejectSetup(ErrorCode.REJECTED_SETUP, "client max frame length " + reader.maxFrameLength() +
+                " exceeds this server's " + settings.maxFrameLength());
+            return;
+        }
+        if (reader.maxFrameLength() < 256)
+        {
+            rejectSetup(ErrorCode.INVALID_SETUP, "max frame length " + reader.maxFrameLength() + " below 256");
+            return;
+        }
+        outbound.limitFrameLength(reader.maxFrameLength());
+        setupReceived = true;
+    }
+
+    private void rejectSetup(final ErrorCode code, final String reason)
+    {
+        counters.onProtocolError();
+        writeConnectionError(code, reason);
+        closeGracefully(new RejectedException(reason), null, null);
+    }
+
+    private void onRequest(final int type, final int streamId)
+    {
+        if (streamId == 0 || (streamId & 1) == (client ? 1 : 0))
+        {
+            protocolError(FrameType.name(type) + " with stream id " + streamId + " not allowed from the " +
+                (client ? "server" : "client"));
+            return;
+        }
+        if (streams.containsKey(streamId))
+        {
+            protocolError(FrameType.name(type) + " for stream " + streamId + " which is already in use");
+            return;
+        }
+        if (reader.hasFlag(FrameFlags.FOLLOWS))
+        {
+            final ProtocolStream stream = newResponderStream(type);
+            stream.registered(streamId);
+            stream.assemblingRequestType = type;
+            stream.assemblingInitialRequestN = reader.initialRequestN();
+            stream.reassembly = new Reassembly(settings.maxMessageLength());
+            streams.put(streamId, stream);
+            appendFragment(stream);
+            return;
+        }
+        final Message message = FrameFlags.isSet(reader.flags(), FrameFlags.NEXT) || type != FrameType.REQUEST_CHANNEL ?
+            copyMessage() : null;
+        startResponder(type, streamId, reader.initialRequestN(), reader.flags(), message);
+    }
+
+    private ProtocolStream newResponderStream(final int type)
+    {
+        switch (type)
+        {
+            case 2: return new ProtocolStream(this, ProtocolStream.Kind.RESPONDER_FNF);
+            case 3: return new ProtocolStream(this, ProtocolStream.Kind.RESPONDER_RESPONSE);
+            case 4: return new ProtocolStream(this, ProtocolStream.Kind.RESPONDER_STREAM);
+            default: return new ProtocolStream(this, ProtocolStream.Kind.RESPONDER_CHANNEL);
+        }
+    }
+
+    private void startResponder(
+        final int type, final int streamId, final int initialRequestN, final byte flags, final Message message)
+    {
+        if (type == FrameType.REQUEST_FNF)
+        {
+            deliverFireAndForget(message);
+            return;
+        }
+        final ProtocolStream stream = newResponderStream(type);
+        stream.registered(streamId);
+        streams.put(streamId, stream);
+        startResponder(stream, type, initialRequestN, flags, message);
+    }
+
+    private void startResponder(
+        final ProtocolStream stream, final int type, final int initialRequestN, final byte flags, final Message message)
+    {
+        stream.openAsResponder();
+        final Publisher<Message> producer;
+        try
+        {
+            switch (type)
+            {
+                case 3:
+                    producer = responder.requestResponse() == null ? null :
+                        responder.requestResponse().apply(message);
+                    break;
+                case 4:
+                    producer = responder.requestStream() == null ? null : responder.requestStream().apply(message);
+                    break;
+                default:
+                    if (responder.requestChannel() == null)
+                    {
+                        producer = null;
+                        break;
+                    }
+                    stream.onFirstMessage(message, flags);
+                    producer = responder.requestChannel().apply(Flux.from(stream.inbound));
+                    break;
+            }
+        }
+        catch (final Throwable ex)
+        {
+            rejectStream(stream, ErrorCode.APPLICATION_ERROR, String.valueOf(ex.getMessage()));
+            errorHandler.accept(ex);
+            return;
+        }
+        if (producer == null)
+        {
+            rejectStream(stream, ErrorCode.REJECTED, "no " + FrameType.name(type) + " handler on " +
+                link.localAddress());
+            return;
+        }
+        stream.startOutbound(producer, type == FrameType.REQUEST_RESPONSE ? 1 : initialRequestN);
+        stream.onSignal();
+    }
+
+    private void rejectStream(final ProtocolStream stream, final ErrorCode code, final String reason)
+    {
+        stream.writer().sendError(code, reason);
+        stream.terminate(new RejectedException(reason));
+        removeStream(stream);
+    }
+
+    private void onPayload(final int streamId)
+    {
+        final ProtocolStream stream = streams.get(streamId);
+        if (stream == null)
+        {
+            return; // late frame of a cancelled or finished stream
+        }
+        if (stream.reassembly != null || reader.hasFlag(FrameFlags.FOLLOWS))
+        {
+            if (stream.reassembly == null)
+            {
+                stream.reassembly = new Reassembly(settings.maxMessageLength());
+            }
+            if (!appendFragment(stream) || reader.hasFlag(FrameFlags.FOLLOWS))
+            {
+                return;
+            }
+            final Message message = stream.reassembly.toMessage();
+            final Reassembly reassembly = stream.reassembly;
+            stream.reassembly = null;
+            if (stream.assemblingRequestType != 0)
+            {
+                final int type = stream.assemblingRequestType;
+                stream.assemblingRequestType = 0;
+                if (type == FrameType.REQUEST_FNF)
+                {
+                    stream.removeNow();
+                    deliverFireAndForget(message, reassembly);
+                    return;
+                }
+                startResponder(stream, type, stream.assemblingInitialRequestN, reader.flags(), message);
+                return;
+            }
+            if (!stream.onMessage(message, reader.flags()))
+            {
+                protocolError("PAYLOAD on stream " + streamId + " beyond the credits granted");
+            }
+            return;
+        }
+        final Message message = FrameFlags.isSet(reader.flags(), FrameFlags.NEXT) ? copyMessage() : null;
+        if (!stream.onMessage(message, reader.flags()))
+        {
+            protocolError("PAYLOAD on stream " + streamId + " beyond the credits granted");
+        }
+    }
+
+    private boolean appendFragment(final ProtocolStream stream)
+    {
+        if (!stream.reassembly.append(reader.buffer(), reader.metadataOffset(), reader.metadataLength(),
+            reader.dataOffset(), reader.dataLength()))
+        {
+            protocolError("message on stream " + stream.streamId() + " exceeds the maximum message length of " +
+                settings.maxMessageLength());
+            return false;
+        }
+        return true;
+    }
+
+    private void onErrorFrame(final int streamId)
+    {
+        final String text = reader.text();
+        final ErrorCode code = ErrorCode.get(reader.errorCode());
+        if (streamId == 0)
+        {
+            final RivuletException error = code == ErrorCode.REJECTED_SETUP || code == ErrorCode.INVALID_SETUP ||
+                code == ErrorCode.UNSUPPORTED_SETUP ?
+                new RejectedException("connection rejected by " + remoteAddress + ": " + text) :
+                new ConnectionClosedException("connection closed by " + remoteAddress + " with " + code + ": " + text);
+            lose(error);
+            return;
+        }
+        final ProtocolStream stream = streams.get(streamId);
+        if (stream == null)
+        {
+            return;
+        }
+        final RivuletException error;
+        switch (code)
+        {
+            case APPLICATION_ERROR:
+                error = new ApplicationErrorException(text);
+                break;
+            case REJECTED:
+            case INVALID:
+                error = new RejectedException(text);
+                break;
+            default:
+                error = new RivuletException(code + ": " + text);
+        }
+        stream.reassembly = null;
+        stream.onError(error);
+        removeStream(stream);
+    }
+
+    private void deliverFireAndForget(final Message assembled)
+    {
+        deliverFireAndForget(assembled, null);
+    }
+
+    /**
+     * Hands a fire-and-forget to the responder: the zero-copy handler sees the frame (or reassembly)
+     * in place, the reactive handler gets an owned message.
+     */
+    private void deliverFireAndForget(final Message assembled, final Reassembly reassembly)
+    {
+        counters.onMessageReceived();
+        try
+        {
+            if (responder.fireAndForgetHandler() != null)
+            {
+                if (reassembly != null)
+                {
+                    view.wrap(reassembly.metadataBuffer(), reassembly.metadataLength(), reassembly.dataBuffer(),
+                        reassembly.dataLength());
+                }
+                else if (assembled == null)
+                {
+                    view.wrap(reader.buffer(), reader.metadataOffset(), reader.metadataLength(), reader.dataOffset(),
+                        reader.dataLength());
+                }
+                else
+                {
+                    view.wrap(assembled.metadata(), assembled.metadataLength(), assembled.data(),
+                        assembled.dataLength());
+                }
+                responder.fireAndForgetHandler().onMessage(view);
+            }
+            else if (responder.fireAndForget() != null)
+            {
+                final Message message = assembled != null ? assembled : copyMessage();
+                responder.fireAndForget().apply(message).subscribe(null, errorHandler);
+            }
+        }
+        catch (final Throwable ex)
+        {
+            errorHandler.accept(ex);
+        }
+    }
+
+    private Message copyMessage()
+    {
+        final DirectBuffer buffer = reader.buffer();
+        final byte[] data = new byte[reader.dataLength()];
+        buffer.getBytes(reader.dataOffset(), data);
+        final Message message = Message.of(data);
+        if (reader.metadataLength() == 0)
+        {
+            return message;
+        }
+        final byte[] metadata = new byte[reader.metadataLength()];
+        buffer.getBytes(reader.metadataOffset(), metadata);
+        return message.metadata(metadata);
+    }
+
+    // ------------------------------------------------------------------------------ conductor: closing
+
+    private void protocolError(final String reason)
+    {
+        counters.onProtocolError();
+        errorHandler.accept(new ProtocolViolationException("protocol violation by " + remoteAddress + ": " + reason));
+        writeConnectionError(ErrorCode.CONNECTION_ERROR, reason);
+        closeGracefully(new ProtocolViolationException("protocol violation by " + remoteAddress + ": " + reason),
+            null, null);
+    }
+
+    private void writeConnectionError(final ErrorCode code, final String reason)
+    {
+        final byte[] text = FrameWriter.utf8(reason, 1024);
+        final int index = outbound.claim(FrameWriter.errorLength(text.length));
+        if (index > 0)
+        {
+            Frames.writer().writeError(outbound.ring().buffer(), index, 0, code, text);
+            outbound.commit(index);
+        }
+    }
+
+    private void writeKeepalive(final boolean respond, final long timestampNs)
+    {
+        final int index = outbound.claim(FrameWriter.keepaliveLength());
+        if (index > 0)
+        {
+            Frames.writer().writeKeepalive(outbound.ring().buffer(), index, respond, timestampNs);
+            outbound.commit(index);
+        }
+    }
+
+    /** Ends the streams, queues CLOSE (when a code is given) and lets the sender drain before the link closes. */
+    private void closeGracefully(final RivuletException cause, final ErrorCode code, final String reason)
+    {
+        if (closeCause != null)
+        {
+            return;
+        }
+        if (code != null)
+        {
+            final byte[] text = FrameWriter.utf8(reason, 1024);
+            final int index = outbound.claim(FrameWriter.closeLength(text.length));
+            if (index > 0)
+            {
+                Frames.writer().writeClose(outbound.ring().buffer(), index, code, text);
+                outbound.commit(index);
+            }
+        }
+        beginClose(cause, SendMode.DRAIN);
+    }
+
+    private void closeByPeer(final String reason)
+    {
+        beginClose(new ConnectionClosedException("connection closed by peer " + remoteAddress +
+            (reason.isEmpty() ? "" : ": " + reason)), SendMode.RELEASE);
+    }
+
+    private void lose(final RivuletException cause)
+    {
+        if (cause instanceof ConnectionLostException)
+        {
+            counters.onConnectionLost();
+        }
+        beginClose(cause, SendMode.RELEASE);
+    }
+
+    private void beginClose(final RivuletException cause, final SendMode mode)
+    {
+        if (closeCause != null)
+        {
+            return;
+        }
+        open = false;
+        closeCause = cause;
+        outbound.close();
+        closeDeadlineNs = nowNs + TimeUnit.SECONDS.toNanos(1);
+        sendMode = mode;
+        final ArrayList<ProtocolStream> live = new ArrayList<>(streams.values());
+        streams.clear();
+        for (int i = 0; i < live.size(); i++)
+        {
+            live.get(i).terminate(cause);
+        }
+        ProtocolStream stream;
+        while ((stream = signals.poll()) != null)
+        {
+            stream.onSignal();
+        }
+    }
+
+    private int progressClose(final long nowNs)
+    {
+        if (!senderReleased)
+        {
+            if (nowNs - closeDeadlineNs > 0)
+            {
+                sendMode = SendMode.RELEASE;
+            }
+            return 0;
+        }
+        link.close();
+        finished = true;
+        if (closeCause instanceof ConnectionLostException || closeCause instanceof ProtocolViolationException ||
+            closeCause instanceof RejectedException)
+        {
+            closed.tryEmitError(closeCause);
+        }
+        else
+        {
+            closed.tryEmitEmpty();
+        }
+        counters.onConnectionClosed();
+        return 1;
+    }
+
+    private RivuletException closedError()
+    {
+        final Throwable cause = closeCause;
+        return cause instanceof RivuletException ? (RivuletException)cause :
+            new ConnectionClosedException("connection to " + remoteAddress + " is closed");
+    }
+
+    private boolean tooLarge(final Message message)
+    {
+        return (long)message.dataLength() + message.metadataLength() > settings.maxMessageLength();
+    }
+
+    private MessageTooLargeException tooLargeError(final Message message)
+    {
+        return new MessageTooLargeException("message of " + ((long)message.dataLength() + message.metadataLength()) +
+            " bytes exceeds the maximum of " + settings.maxMessageLength() + " (rivulet.maxMessageLength)");
+    }
+}

@@ -1,0 +1,19 @@
+package io.rivulet.spi;
+
+import java.io.IOException;
+
+/** A listening endpoint. Engine thread only; never blocks. */
+public interface LinkListener extends AutoCloseable
+{
+    /**
+     * @return the next accepted link, or null when none is pending.
+     * @throws IOException when the listener itself failed.
+     */
+    ReliableLink accept() throws IOException;
+
+    /** @return the bound address as {@code host:port}, with the real port when 0 was asked for. */
+    String localAddress();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,58 @@
+package io.rivulet.spi;
+
+import org.agrona.DirectBuffer;
+
+import java.io.IOException;
+
+/**
+ * An ordered, reliable, frame-delimited link to one peer: a TCP connection or an RC queue pair.
+ *
+ * <p>Frames are opaque to the link: it delimits them on the wire and enforces
+ * {@link TransportSettings#maxFrameLength()} on receive; the engine validates their contents.
+ * Engine thread only; no method blocks.
+ */
+public interface ReliableLink extends AutoCloseable
+{
+    /**
+     * Queues one whole frame for sending (copied into the link's send buffer).
+     *
+     * @param buffer holding the frame.
+     * @param offset of the frame.
+     * @param length of the frame, at most {@link TransportSettings#maxFrameLength()}.
+     * @return false when the send buffer has no room now: back-pressure, try again after {@link #flush()}.
+     */
+    boolean offer(DirectBuffer buffer, int offset, int length);
+
+    /**
+     * Writes queued bytes to the network as far as it accepts them.
+     *
+     * @return bytes written (0 when nothing was pending or the network is full).
+     * @throws IOException when the link broke.
+     */
+    int flush() throws IOException;
+
+    /** @return true when no queued bytes wait to be written. */
+    boolean isFlushed();
+
+    /**
+     * Reads what the network has and hands each complete frame to the handler. The frame's bytes
+     * are valid only during the call.
+     *
+     * @param handler    receives frames.
+     * @param frameLimit the most frames to deliver in this call.
+     * @return frames delivered.
+     * @throws IOException when the link broke or the peer closed it ({@link LinkClosedException}),
+     *                     or a frame's length is out of bounds ({@link FramingException}).
+     */
+    int poll(FrameHandler handler, int frameLimit) throws IOException;
+
+    /** @return the peer as {@code host:port}. */
+    String remoteAddress();
+
+    /** @return this end as {@code host:port}. */
+    String localAddress();
+
+    /** Closes the link at once; queued bytes are discarded. Idempotent. */
+    @Override
+    void close();
+}

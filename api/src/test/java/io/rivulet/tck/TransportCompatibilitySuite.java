@@ -1,0 +1,558 @@
+package io.rivulet.tck;
+
+import io.rivulet.ApplicationErrorException;
+import io.rivulet.Connection;
+import io.rivulet.ConnectionClosedException;
+import io.rivulet.ConnectionLostException;
+import io.rivulet.Message;
+import io.rivulet.Responder;
+import io.rivulet.Rivulet;
+import io.rivulet.RivuletException;
+import io.rivulet.Server;
+import io.rivulet.ThreadingMode;
+import io.rivulet.spi.Transport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The behaviour every transport must show, run by each transport module through a subclass (like
+ * rsocket-java's {@code TransportTest}): the four interaction models with metadata, back-pressure
+ * across the wire, cancellation, remote errors, fragmentation, many concurrent streams, keepalive
+ * and close. Two nodes in one JVM, over the subclass's transport, on loopback.
+ */
+public abstract class TransportCompatibilitySuite
+{
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    protected Rivulet serverNode;
+    protected Rivulet clientNode;
+    protected final List<Throwable> serverErrors = new CopyOnWriteArrayList<>();
+    protected final List<Throwable> clientErrors = new CopyOnWriteArrayList<>();
+
+    /** @return the transport under test. */
+    protected abstract Transport transport();
+
+    /** @return an address to bind on loopback with an ephemeral port. */
+    protected abstract String bindAddress();
+
+    /** A context for one node of the test, over the transport under test. */
+    protected Rivulet.Context context(final List<Throwable> errors)
+    {
+        return new Rivulet.Context()
+            .transport(transport())
+            .threadingMode(ThreadingMode.SHARED)
+            .maxMessageLength(80 * 1024 * 1024)
+            .keepaliveInterval(100, TimeUnit.MILLISECONDS)
+            .keepaliveTimeout(1000, TimeUnit.MILLISECONDS)
+            .errorHandler(errors::add);
+    }
+
+    @BeforeEach
+    void launchNodes()
+    {
+        serverNode = Rivulet.launch(context(serverErrors));
+        clientNode = Rivulet.launch(context(clientErrors));
+    }
+
+    @AfterEach
+    void closeNodes()
+    {
+        if (clientNode != null)
+        {
+            clientNode.close();
+        }
+        if (serverNode != null)
+        {
+            serverNode.close();
+        }
+    }
+
+    protected Connection serve(final Responder responder)
+    {
+        final Server server = serverNode.bind(bindAddress(), responder).block(TIMEOUT);
+        return clientNode.connect(server.localAddress()).block(TIMEOUT);
+    }
+
+    private static Message echoWithSuffix(final Message request, final String suffix)
+    {
+        return Message.of(request.dataUtf8() + suffix).metadata(request.metadataUtf8() + suffix);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldDeliverFireAndForgetWithMetadata()
+    {
+        final Sinks.Many<Message> received = Sinks.many().replay().all();
+        final Connection connection = serve(Responder.builder()
+            .fireAndForget(message -> Mono.fromRunnable(() -> received.tryEmitNext(message)))
+            .build());
+
+        connection.fireAndForget(Message.of("event").metadata("meta")).block(TIMEOUT);
+
+        StepVerifier.create(received.asFlux().take(1))
+            .assertNext(message ->
+            {
+                assertThat(message.dataUtf8()).isEqualTo("event");
+                assertThat(message.metadataUtf8()).isEqualTo("meta");
+            })
+            .expectComplete()
+            .verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldAnswerRequestResponseWithMetadata()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestResponse(request -> Mono.just(echoWithSuffix(request, "!")))
+            .build());
+
+        StepVerifier.create(connection.requestResponse(Message.of("ping").metadata("trace-1")))
+            .assertNext(reply ->
+            {
+                assertThat(reply.dataUtf8()).isEqualTo("ping!");
+                assertThat(reply.metadataUtf8()).isEqualTo("trace-1!");
+            })
+            .expectComplete()
+            .verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldCompleteEmptyRequestResponse()
+    {
+        final Connection connection = serve(Responder.builder().requestResponse(request -> Mono.empty()).build());
+
+        StepVerifier.create(connection.requestResponse(Message.of("nothing")))
+            .expectComplete()
+            .verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldStreamWithMetadata()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestStream(request -> Flux.range(0, 5).map(i -> Message.of(request.dataUtf8() + i).metadata("m" + i)))
+            .build());
+
+        StepVerifier.create(connection.requestStream(Message.of("item-").metadata("q")))
+            .assertNext(m -> assertThat(m.dataUtf8() + m.metadataUtf8()).isEqualTo("item-0m0"))
+            .assertNext(m -> assertThat(m.dataUtf8() + m.metadataUtf8()).isEqualTo("item-1m1"))
+            .assertNext(m -> assertThat(m.dataUtf8() + m.metadataUtf8()).isEqualTo("item-2m2"))
+            .assertNext(m -> assertThat(m.dataUtf8() + m.metadataUtf8()).isEqualTo("item-3m3"))
+            .assertNext(m -> assertThat(m.dataUtf8() + m.metadataUtf8()).isEqualTo("item-4m4"))
+            .expectComplete()
+            .verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldRunChannelInBothDirections()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestChannel(inbound -> inbound.map(m -> echoWithSuffix(m, "<")))
+            .build());
+
+        final Flux<Message> outbound = Flux.range(0, 100).map(i -> Message.of("c" + i).metadata("k" + i));
+        StepVerifier.create(connection.requestChannel(outbound).map(m -> m.dataUtf8() + "/" + m.metadataUtf8()))
+            .expectNextSequence(Flux.range(0, 100).map(i -> "c" + i + "</k" + i + "<").toIterable())
+            .expectComplete()
+            .verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldOpenChannelWithEmptyOutbound()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestChannel(inbound -> inbound.count().map(n -> Message.of("saw " + n)))
+            .build());
+
+        StepVerifier.create(connection.requestChannel(Flux.empty()).map(Message::dataUtf8))
+            .expectNext("saw 0")
+            .expectComplete()
+            .verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldCarryBackPressureAcrossTheWire()
+    {
+        final int total = 1_000_000;
+        final int batch = 10;
+        final AtomicLong emitted = new AtomicLong();
+        final AtomicLong upstreamRequested = new AtomicLong();
+        final Connection connection = serve(Responder.builder()
+            .requestStream(request -> Flux.range(0, total)
+                .doOnRequest(upstreamRequested::addAndGet)
+                .map(value ->
+                {
+                    emitted.incrementAndGet();
+                    final int i = value;
+                    final byte[] bytes = new byte[4];
+                    bytes[0] = (byte)i;
+                    bytes[1] = (byte)(i >>> 8);
+                    bytes[2] = (byte)(i >>> 16);
+                    bytes[3] = (byte)(i >>> 24);
+                    return Message.of(bytes);
+                }))
+            .build());
+
+        final AtomicLong maxAhead = new AtomicLong();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final CountDownLatch done = new CountDownLatch(1);
+        final long[] received = new long[1];
+        final long[] requested = new long[1];
+        connection.requestStream(Message.of("go")).subscribe(new BaseSubscriber<>()
+        {
+            @Override
+            protected void hookOnSubscribe(final Subscription subscription)
+            {
+                requested[0] = batch;
+                request(batch);
+            }
+
+            @Override
+            protected void hookOnNext(final Message message)
+            {
+                final byte[] b = message.dataBytes();
+                final int value = (b[0] & 0xFF) | (b[1] & 0xFF) << 8 | (b[2] & 0xFF) << 16 | (b[3] & 0xFF) << 24;
+                if (value != received[0])
+                {
+                    failure.compareAndSet(null, new AssertionError("expected " + received[0] + " got " + value));
+                    cancel();
+                    done.countDown();
+                    return;
+                }
+                received[0]++;
+                // The producer may run ahead only by the credits granted, which never exceed our demand.
+                maxAhead.accumulateAndGet(upstreamRequested.get() - received[0], Math::max);
+                if (received[0] == requested[0])
+                {
+                    requested[0] += batch;
+                    request(batch);
+                }
+            }
+
+            @Override
+            protected void hookOnError(final Throwable throwable)
+            {
+                failure.set(throwable);
+                done.countDown();
+            }
+
+            @Override
+            protected void hookOnComplete()
+            {
+                done.countDown();
+            }
+        });
+
+        awaitLatch(done, 100);
+        assertThat(failure.get()).isNull();
+        assertThat(received[0]).isEqualTo(total);
+        assertThat(emitted.get()).isEqualTo(total);
+        assertThat(maxAhead.get()).as("producer demand beyond what the subscriber received").isLessThanOrEqualTo(batch);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldPauseProducerWithoutDemand() throws InterruptedException
+    {
+        final AtomicLong upstreamRequested = new AtomicLong();
+        final Connection connection = serve(Responder.builder()
+            .requestStream(request -> Flux.range(0, 1000).map(i -> Message.of("x" + i))
+                .doOnRequest(upstreamRequested::addAndGet))
+            .build());
+
+        final CountDownLatch three = new CountDownLatch(3);
+        final BaseSubscriber<Message> subscriber = new BaseSubscriber<>()
+        {
+            @Override
+            protected void hookOnSubscribe(final Subscription subscription)
+            {
+                request(3);
+            }
+
+            @Override
+            protected void hookOnNext(final Message value)
+            {
+                three.countDown();
+            }
+        };
+        connection.requestStream(Message.of("go")).subscribe(subscriber);
+        awaitLatch(three, 30);
+        // Let more keepalive rounds pass: the producer must still have been asked for 3 only.
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+        while (System.nanoTime() - deadline < 0)
+        {
+            Thread.onSpinWait();
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        assertThat(upstreamRequested.get()).isEqualTo(3);
+        subscriber.dispose();
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldStopRemoteProducerOnCancel()
+    {
+        final CountDownLatch producerCancelled = new CountDownLatch(1);
+        final Connection connection = serve(Responder.builder()
+            .requestStream(request -> Flux.interval(Duration.ofMillis(1)).onBackpressureDrop()
+                .map(i -> Message.of("tick" + i))
+                .doOnCancel(producerCancelled::countDown))
+            .build());
+
+        StepVerifier.create(connection.requestStream(Message.of("ticks")).take(5))
+            .expectNextCount(5)
+            .expectComplete()
+            .verify(TIMEOUT);
+
+        awaitLatch(producerCancelled, 30);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldDeliverRemoteErrorWithItsMessage()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestResponse(request -> Mono.error(new IllegalStateException("pricing engine down")))
+            .requestStream(request -> Flux.concat(Flux.just(Message.of("one")),
+                Flux.error(new IllegalArgumentException("bad instrument"))))
+            .build());
+
+        StepVerifier.create(connection.requestResponse(Message.of("price")))
+            .expectErrorSatisfies(error ->
+            {
+                assertThat(error).isInstanceOf(ApplicationErrorException.class);
+                assertThat(error.getMessage()).isEqualTo("pricing engine down");
+            })
+            .verify(TIMEOUT);
+
+        StepVerifier.create(connection.requestStream(Message.of("stream")))
+            .expectNextCount(1)
+            .expectErrorSatisfies(error ->
+            {
+                assertThat(error).isInstanceOf(ApplicationErrorException.class);
+                assertThat(error.getMessage()).isEqualTo("bad instrument");
+            })
+            .verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldRejectRequestWithoutHandler()
+    {
+        final Connection connection = serve(Responder.builder().build());
+
+        StepVerifier.create(connection.requestStream(Message.of("anyone?")))
+            .expectError(RivuletException.class)
+            .verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRoundTripA64MiBMessage()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestResponse(Mono::just)
+            .build());
+        final byte[] data = new byte[64 * 1024 * 1024];
+        new SplittableRandom(42).nextBytes(data);
+        final byte[] metadata = new byte[100_000];
+        new SplittableRandom(7).nextBytes(metadata);
+
+        final Message reply = connection.requestResponse(Message.of(data).metadata(metadata)).block(Duration.ofSeconds(90));
+
+        assertThat(reply).isNotNull();
+        assertThat(reply.dataLength()).isEqualTo(data.length);
+        assertThat(java.util.Arrays.equals(reply.dataBytes(), data)).isTrue();
+        assertThat(java.util.Arrays.equals(reply.metadataBytes(), metadata)).isTrue();
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldCompleteAThousandConcurrentStreams()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestStream(request ->
+            {
+                final int id = Integer.parseInt(request.dataUtf8());
+                return Flux.range(0, 20).map(i -> Message.of(id + ":" + i));
+            })
+            .build());
+
+        final List<Mono<List<String>>> streams = new ArrayList<>();
+        for (int s = 0; s < 1000; s++)
+        {
+            streams.add(connection.requestStream(Message.of(Integer.toString(s))).map(Message::dataUtf8).collectList());
+        }
+        final List<List<String>> results = Flux.merge(Flux.fromIterable(streams).map(Mono::flux), 1000)
+            .collectList().block(Duration.ofSeconds(90));
+
+        assertThat(results).hasSize(1000);
+        for (final List<String> result : results)
+        {
+            assertThat(result).hasSize(20);
+            final String id = result.get(0).substring(0, result.get(0).indexOf(':'));
+            for (int i = 0; i < 20; i++)
+            {
+                assertThat(result.get(i)).isEqualTo(id + ":" + i);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldEndInFlightStreamsWhenConnectionCloses()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestStream(request -> Flux.never())
+            .requestResponse(request -> Mono.never())
+            .build());
+
+        final StepVerifier.Step<Message> stream = StepVerifier.create(connection.requestStream(Message.of("forever")));
+        final Mono<Message> response = connection.requestResponse(Message.of("never"));
+        final CountDownLatch responded = new CountDownLatch(1);
+        final AtomicReference<Throwable> responseError = new AtomicReference<>();
+        response.subscribe(m -> { }, e ->
+        {
+            responseError.set(e);
+            responded.countDown();
+        });
+
+        connection.close();
+
+        stream.expectError(ConnectionClosedException.class).verify(TIMEOUT);
+        awaitLatch(responded, 30);
+        assertThat(responseError.get()).isInstanceOf(ConnectionClosedException.class);
+        StepVerifier.create(connection.onClose()).expectComplete().verify(TIMEOUT);
+        assertThat(connection.isOpen()).isFalse();
+        StepVerifier.create(connection.requestResponse(Message.of("after close")))
+            .expectError(ConnectionClosedException.class)
+            .verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldErrorStreamsWhenServerNodeCloses()
+    {
+        final Connection connection = serve(Responder.builder().requestStream(request -> Flux.never()).build());
+        final StepVerifier.Step<Message> stream = StepVerifier.create(connection.requestStream(Message.of("forever")));
+
+        serverNode.close();
+
+        stream.expectError(ConnectionClosedException.class).verify(TIMEOUT);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldDetectSilentPeerWithinKeepaliveTimeout()
+    {
+        // A server node driven by this test (INVOKER mode) goes silent when the test stops invoking it.
+        final Rivulet silent = Rivulet.launch(context(serverErrors).threadingMode(ThreadingMode.INVOKER));
+        try
+        {
+            final Mono<Server> binding = silent.bind(bindAddress(),
+                Responder.builder().requestStream(request -> Flux.never()).build());
+            final AtomicReference<Server> server = new AtomicReference<>();
+            binding.subscribe(server::set);
+            invokeUntil(silent, () -> server.get() != null);
+
+            final AtomicReference<Connection> connection = new AtomicReference<>();
+            clientNode.connect(server.get().localAddress()).subscribe(connection::set);
+            invokeUntil(silent, () -> connection.get() != null);
+
+            final AtomicReference<Throwable> error = new AtomicReference<>();
+            connection.get().requestStream(Message.of("hello")).subscribe(m -> { }, error::set);
+            // Let the request reach the server, then stop driving it.
+            final long settle = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+            invokeUntil(silent, () -> System.nanoTime() - settle > 0);
+
+            final long silentFrom = System.nanoTime();
+            final long deadline = silentFrom + TimeUnit.SECONDS.toNanos(10);
+            while (error.get() == null && System.nanoTime() - deadline < 0)
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
+            final long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - silentFrom);
+            assertThat(error.get()).isInstanceOf(ConnectionLostException.class);
+            assertThat(error.get().getMessage()).contains("keepalive");
+            // Timeout 1000 ms, checked every 100 ms: detection comes between the two, with slack for a busy machine.
+            assertThat(detectedMs).isBetween(700L, 5000L);
+        }
+        finally
+        {
+            silent.close();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldFailToConnectToClosedPort()
+    {
+        final Server server = serverNode.bind(bindAddress(), Responder.none()).block(TIMEOUT);
+        final String address = server.localAddress();
+        server.close();
+        StepVerifier.create(server.onClose()).expectComplete().verify(TIMEOUT);
+
+        StepVerifier.create(clientNode.connect(address))
+            .expectErrorSatisfies(error ->
+            {
+                assertThat(error).isInstanceOf(RivuletException.class);
+                assertThat(error.getMessage()).contains(address);
+            })
+            .verify(TIMEOUT);
+    }
+
+    protected static void invokeUntil(final Rivulet node, final java.util.function.BooleanSupplier condition)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new AssertionError("condition not met within 20 s");
+            }
+            if (node.invoke() == 0)
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000);
+            }
+        }
+    }
+
+    protected static void awaitLatch(final CountDownLatch latch, final int seconds)
+    {
+        try
+        {
+            assertThat(latch.await(seconds, TimeUnit.SECONDS)).as("latch within " + seconds + " s").isTrue();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.rivulet.codec;
+
+import io.rivulet.codec.wire.CancelDecoder;
+import io.rivulet.codec.wire.CloseDecoder;
+import io.rivulet.codec.wire.ErrorDecoder;
+import io.rivulet.codec.wire.KeepaliveDecoder;
+import io.rivulet.codec.wire.PayloadDecoder;
+import io.rivulet.codec.wire.RequestChannelDecoder;
+import io.rivulet.codec.wire.RequestFnfDecoder;
+import io.rivulet.codec.wire.RequestNDecoder;
+import io.rivulet.codec.wire.RequestResponseDecoder;
+import io.rivulet.codec.wire.RequestStreamDecoder;
+import io.rivulet.codec.wire.SetupDecoder;
+
+/**
+ * Template ids of the wire protocol, as constants so that the engine can {@code switch} on them
+ * without allocating. They mirror the ids in {@code rivulet-protocol.xml}; a test keeps them equal.
+ */
+public final class FrameType
+{
+    public static final int SETUP = SetupDecoder.TEMPLATE_ID;
+    public static final int REQUEST_FNF = RequestFnfDecoder.TEMPLATE_ID;
+    public static final int REQUEST_RESPONSE = RequestResponseDecoder.TEMPLATE_ID;
+    public static final int REQUEST_STREAM = RequestStreamDecoder.TEMPLATE_ID;
+    public static final int REQUEST_CHANNEL = RequestChannelDecoder.TEMPLATE_ID;
+    public static final int REQUEST_N = RequestNDecoder.TEMPLATE_ID;
+    public static final int CANCEL = CancelDecoder.TEMPLATE_ID;
+    public static final int PAYLOAD = PayloadDecoder.TEMPLATE_ID;
+    public static final int ERROR = ErrorDecoder.TEMPLATE_ID;
+    public static final int KEEPALIVE = KeepaliveDecoder.TEMPLATE_ID;
+    public static final int CLOSE = CloseDecoder.TEMPLATE_ID;
+
+    private FrameType()
+    {
+    }
+
+    /**
+     * Name of a template id for logs and error messages.
+     *
+     * @param templateId from a frame header.
+     * @return the frame type's name, or {@code "UNKNOWN"}.
+     */
+    public static String name(final int templateId)
+    {
+        switch (templateId)
+        {
+            case 1: return "SETUP";
+            case 2: return "REQUEST_FNF";
+            case 3: return "REQUEST_RESPONSE";
+            case 4: return "REQUEST_STREAM";
+            case 5: return "REQUEST_CHANNEL";
+            case 6: return "REQUEST_N";
+            case 7: return "CANCEL";
+            case 8: return "PAYLOAD";
+            case 9: return "ERROR";
+            case 10: return "KEEPALIVE";
+            case 11: return "CLOSE";
+            default: return "UNKNOWN";
+        }
+    }
+
+    /**
+     * Whether frames of this type carry metadata and data (request and payload frames).
+     *
+     * @param templateId from a frame header.
+     * @return true for REQUEST_* (but REQUEST_N) and PAYLOAD.
+     */
+    public static boolean carriesPayload(final int templateId)
+    {
+        return templateId == REQUEST_FNF || templateId == REQUEST_RESPONSE || templateId == REQUEST_STREAM ||
+            templateId == REQUEST_CHANNEL || templateId == PAYLOAD;
+    }
+}

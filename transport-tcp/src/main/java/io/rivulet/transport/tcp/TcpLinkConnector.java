@@ -1,0 +1,178 @@
+package io.rivulet.transport.tcp;
+
+import io.rivulet.spi.LinkConnector;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A non-blocking TCP connect in progress; {@link #poll()} completes it into a {@link TcpLink}.
+ *
+ * <p>Not thread-safe: owned by the engine thread of the {@link TcpTransportDriver} that created it.
+ */
+public final class TcpLinkConnector implements LinkConnector, Selectable
+{
+    private final TcpTransportDriver driver;
+    private final SocketChannel channel;
+    private final String address;
+    private final SelectionKey selectionKey;
+
+    // Set by the selector when the attempt completed either way; finishConnect is only called then.
+    private boolean connectable;
+    private TcpLink link;
+    private IOException failure;
+    private boolean closed;
+
+    TcpLinkConnector(
+        final TcpTransportDriver driver,
+        final Selector selector,
+        final SocketChannel channel,
+        final String address,
+        final boolean connected) throws IOException
+    {
+        this.driver = driver;
+        this.channel = channel;
+        this.address = address;
+        this.connectable = connected;
+        // Registered even when already connected so that the driver's close reaches this channel.
+        selectionKey = channel.register(selector, SelectionKey.OP_CONNECT, this);
+    }
+
+    /**
+     * A connector whose attempt failed as it started; {@link #poll()} reports the failure.
+     */
+    TcpLinkConnector(final TcpTransportDriver driver, final String address, final IOException failure)
+    {
+        this.driver = driver;
+        this.channel = null;
+        this.address = address;
+        this.selectionKey = null;
+        this.failure = failure;
+        this.closed = true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Once connected, later calls return the same link.
+     */
+    @Override
+    public TcpLink poll() throws IOException
+    {
+        if (null != link)
+        {
+            return link;
+        }
+        if (null != failure)
+        {
+            throw failure;
+        }
+        if (closed)
+        {
+            throw new IOException("connect abandoned: " + address);
+        }
+        if (!connectable)
+        {
+            return null;
+        }
+
+        connectable = false;
+        try
+        {
+            if (!channel.finishConnect())
+            {
+                return null;
+            }
+            link = driver.newLink(channel);
+        }
+        catch (final IOException ex)
+        {
+            failure = connectFailure(address, ex);
+            closeChannel();
+            throw failure;
+        }
+
+        return link;
+    }
+
+    /**
+     * @return the address being connected to, as given.
+     */
+    public String address()
+    {
+        return address;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void close()
+    {
+        if (null == link && !closed)
+        {
+            closeChannel();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void onReady(final int readyOps)
+    {
+        if ((readyOps & SelectionKey.OP_CONNECT) != 0)
+        {
+            connectable = true;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public String toString()
+    {
+        return "TcpLinkConnector{" + address + (null != link ? ", connected}" : closed ? ", closed}" : "}");
+    }
+
+    /**
+     * Names the address in a connect failure, which the JDK leaves out ("Connection refused").
+     *
+     * @param address the attempt was for.
+     * @param cause   from the JDK.
+     * @return an exception whose message names the address, of the same kind when it is a refusal.
+     */
+    static IOException connectFailure(final String address, final IOException cause)
+    {
+        final String reason = reason(cause);
+        final IOException failure = cause instanceof ConnectException ?
+            new ConnectException(reason + ": " + address) :
+            new IOException("cannot connect to " + address + ": " + reason);
+        failure.initCause(cause);
+
+        return failure;
+    }
+
+    private static String reason(final IOException cause)
+    {
+        final String message = cause.getMessage();
+        if (null == message || message.isEmpty())
+        {
+            return cause.getClass().getSimpleName();
+        }
+
+        return Character.toLowerCase(message.charAt(0)) + message.substring(1);
+    }
+
+    private void closeChannel()
+    {
+        closed = true;
+        selectionKey.cancel();
+        TcpTransportDriver.closeQuietly(channel);
+        driver.onChannelClosed();
+    }
+}

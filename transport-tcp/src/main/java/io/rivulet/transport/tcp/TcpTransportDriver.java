@@ -1,0 +1,251 @@
+package io.rivulet.transport.tcp;
+
+import io.rivulet.spi.TransportDriver;
+import io.rivulet.spi.TransportSettings;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.function.Consumer;
+
+/**
+ * One node's TCP transport: non-blocking listeners, connectors and {@link TcpLink}s sharing one
+ * {@link Selector}, with no thread of its own and none per connection.
+ *
+ * <p>{@link #doWork(long)} polls the selector without blocking and only records which channels are
+ * ready; the engine's later {@code accept}, {@code poll} and connector {@code poll} calls do the I/O,
+ * so an idle link costs no system call.
+ *
+ * <p>Not thread-safe: every method, and every method of the listeners, connectors and links it creates,
+ * must be called from the one engine thread that owns it.
+ */
+public final class TcpTransportDriver implements TransportDriver
+{
+    /** Pending connections a listener queues before the engine accepts them (capped by the OS). */
+    public static final int LISTEN_BACKLOG = 1024;
+
+    private static final SelectionKey[] NO_KEYS = new SelectionKey[0];
+
+    private final TransportSettings settings;
+    private final Selector selector;
+    // Held in a field so the selector poll allocates nothing per duty cycle.
+    private final Consumer<SelectionKey> onSelectedKey = this::onSelectedKey;
+    private boolean closing;
+
+    TcpTransportDriver(final TransportSettings settings) throws IOException
+    {
+        this.settings = settings;
+        this.selector = Selector.open();
+    }
+
+    /**
+     * @return the settings the driver's links honour.
+     */
+    public TransportSettings settings()
+    {
+        return settings;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException when the address is malformed.
+     */
+    @Override
+    public TcpLinkListener listen(final String address) throws IOException
+    {
+        ensureOpen();
+        final InetSocketAddress socketAddress = TcpAddress.resolve(address);
+        final ServerSocketChannel channel = ServerSocketChannel.open();
+        try
+        {
+            channel.configureBlocking(false);
+            channel.setOption(StandardSocketOptions.SO_REUSEADDR, Boolean.TRUE);
+            if (settings.socketReceiveBufferLength() > 0)
+            {
+                // Inherited by accepted sockets, and only effective on the window when set before listen.
+                channel.setOption(StandardSocketOptions.SO_RCVBUF, settings.socketReceiveBufferLength());
+            }
+            channel.bind(socketAddress, LISTEN_BACKLOG);
+
+            return new TcpLinkListener(this, selector, channel);
+        }
+        catch (final IOException ex)
+        {
+            closeQuietly(channel);
+            throw new IOException("cannot listen on " + address + ": " + ex.getMessage(), ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(channel);
+            throw ex;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A refusal the OS reports at once is reported by the connector's {@code poll()}, like a later one.
+     *
+     * @throws IllegalArgumentException when the address is malformed.
+     */
+    @Override
+    public TcpLinkConnector connect(final String address) throws IOException
+    {
+        ensureOpen();
+        final InetSocketAddress socketAddress = TcpAddress.resolve(address);
+        final SocketChannel channel = SocketChannel.open();
+        try
+        {
+            TcpLink.configure(channel, settings);
+            final boolean connected = channel.connect(socketAddress);
+
+            return new TcpLinkConnector(this, selector, channel, address, connected);
+        }
+        catch (final ConnectException ex)
+        {
+            closeQuietly(channel);
+            return new TcpLinkConnector(this, address, TcpLinkConnector.connectFailure(address, ex));
+        }
+        catch (final IOException ex)
+        {
+            closeQuietly(channel);
+            throw TcpLinkConnector.connectFailure(address, ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(channel);
+            throw ex;
+        }
+    }
+
+    /**
+     * Polls the selector without blocking and flags the ready listeners, connectors and links.
+     *
+     * @param nowNs the cycle's clock, unused.
+     * @return the number of channels found ready.
+     */
+    @Override
+    public int doWork(final long nowNs)
+    {
+        if (!selector.isOpen())
+        {
+            return 0;
+        }
+
+        try
+        {
+            return selector.selectNow(onSelectedKey);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * @return true until {@link #close()}.
+     */
+    public boolean isOpen()
+    {
+        return selector.isOpen();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void close()
+    {
+        if (!selector.isOpen())
+        {
+            return;
+        }
+
+        closing = true;
+        for (final SelectionKey key : selector.keys().toArray(NO_KEYS))
+        {
+            final Object attachment = key.attachment();
+            if (attachment instanceof Selectable)
+            {
+                ((Selectable)attachment).close();
+            }
+        }
+
+        try
+        {
+            selector.close();
+        }
+        catch (final IOException ignore)
+        {
+            // Nothing left to release that the caller could act on.
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public String toString()
+    {
+        return "TcpTransportDriver{" + (selector.isOpen() ? "open}" : "closed}");
+    }
+
+    TcpLink newLink(final SocketChannel channel) throws IOException
+    {
+        return new TcpLink(this, selector, channel, settings);
+    }
+
+    /**
+     * A registered channel is only really closed (its port released, its FIN sent) when the selector
+     * deregisters its cancelled key, so select once now rather than wait for the next duty cycle.
+     */
+    void onChannelClosed()
+    {
+        if (!closing && selector.isOpen())
+        {
+            try
+            {
+                selector.selectNow(onSelectedKey);
+            }
+            catch (final IOException ignore)
+            {
+                // The next doWork reports a broken selector.
+            }
+        }
+    }
+
+    static void closeQuietly(final AutoCloseable closeable)
+    {
+        if (null != closeable)
+        {
+            try
+            {
+                closeable.close();
+            }
+            catch (final Exception ignore)
+            {
+                // Closing is best effort; the channel is unusable either way.
+            }
+        }
+    }
+
+    private void ensureOpen()
+    {
+        if (!selector.isOpen())
+        {
+            throw new IllegalStateException("TcpTransportDriver is closed");
+        }
+    }
+
+    private void onSelectedKey(final SelectionKey key)
+    {
+        ((Selectable)key.attachment()).onReady(key.readyOps());
+    }
+}

@@ -1,0 +1,255 @@
+package io.rivulet.transport.tcp;
+
+import io.rivulet.spi.LinkClosedException;
+import io.rivulet.spi.Transport;
+import io.rivulet.transport.tcp.TcpTestSupport.FrameCollector;
+import io.rivulet.transport.tcp.TcpTestSupport.LinkPair;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+
+import static io.rivulet.transport.tcp.TcpTestSupport.SETTINGS;
+import static io.rivulet.transport.tcp.TcpTestSupport.await;
+import static io.rivulet.transport.tcp.TcpTestSupport.awaitPollFailure;
+import static io.rivulet.transport.tcp.TcpTestSupport.connectPair;
+import static io.rivulet.transport.tcp.TcpTestSupport.frame;
+import static io.rivulet.transport.tcp.TcpTestSupport.receive;
+import static io.rivulet.transport.tcp.TcpTestSupport.send;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class TcpTransportDriverTest
+{
+    private TcpTransportDriver serverDriver;
+    private TcpTransportDriver clientDriver;
+
+    @BeforeEach
+    void setUp() throws IOException
+    {
+        serverDriver = new TcpTransport().open(SETTINGS);
+        clientDriver = new TcpTransport().open(SETTINGS);
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        clientDriver.close();
+        serverDriver.close();
+    }
+
+    @Test
+    void shouldBeFoundByServiceLoaderAsTcp() throws IOException
+    {
+        Transport found = null;
+        for (final Transport transport : ServiceLoader.load(Transport.class))
+        {
+            if ("tcp".equals(transport.name()))
+            {
+                found = transport;
+            }
+        }
+
+        assertThat(found).isInstanceOf(TcpTransport.class);
+        try (var driver = found.open(SETTINGS))
+        {
+            assertThat(driver).isInstanceOf(TcpTransportDriver.class);
+        }
+    }
+
+    @Test
+    void shouldBindEphemeralPortAndReportIt() throws IOException
+    {
+        final TcpLinkListener listener = serverDriver.listen("127.0.0.1:0");
+        final String address = listener.localAddress();
+        final int port = Integer.parseInt(address.substring("127.0.0.1:".length()));
+
+        assertThat(address).startsWith("127.0.0.1:");
+        assertThat(port).isBetween(1, 65535);
+        assertThat(listener.accept()).isNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "", "127.0.0.1", "127.0.0.1:", ":7070", "127.0.0.1:99999", "127.0.0.1:-1", "127.0.0.1:port",
+        "::1:7070", "[::1]", "[::1]7070", "[localhost]:7070", "bad host:7070", "127.0.0.1:7070 " })
+    void shouldRejectMalformedAddressNamingIt(final String address)
+    {
+        assertThatThrownBy(() -> serverDriver.listen(address))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("'" + address + "'");
+        assertThatThrownBy(() -> clientDriver.connect(address))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("'" + address + "'");
+    }
+
+    @Test
+    void shouldNameAddressWhenConnectIsRefused() throws IOException
+    {
+        final TcpLinkListener listener = serverDriver.listen("127.0.0.1:0");
+        final String address = listener.localAddress();
+        listener.close();
+        listener.close();
+
+        final TcpLinkConnector connector = clientDriver.connect(address);
+        final IOException[] failure = new IOException[1];
+        await("refusal", () ->
+        {
+            try
+            {
+                assertThat(connector.poll()).isNull();
+                return false;
+            }
+            catch (final IOException ex)
+            {
+                failure[0] = ex;
+                return true;
+            }
+        }, clientDriver);
+
+        assertThat(failure[0]).isInstanceOf(ConnectException.class).hasMessage("connection refused: " + address);
+        assertThatThrownBy(connector::poll).isSameAs(failure[0]);
+        connector.close();
+    }
+
+    @Test
+    void shouldNameAddressWhenListenFails() throws IOException
+    {
+        try (ServerSocket taken = new ServerSocket())
+        {
+            taken.bind(new InetSocketAddress("127.0.0.1", 0));
+            final String address = "127.0.0.1:" + taken.getLocalPort();
+
+            assertThatThrownBy(() -> serverDriver.listen(address))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(address);
+        }
+    }
+
+    @Test
+    void shouldExchangeFramesOnManyConnectionsOfOneListener() throws IOException
+    {
+        final int connections = 50;
+        final TcpLinkListener listener = serverDriver.listen("127.0.0.1:0");
+        final List<TcpLinkConnector> connectors = new ArrayList<>();
+        for (int i = 0; i < connections; i++)
+        {
+            connectors.add(clientDriver.connect(listener.localAddress()));
+        }
+
+        final List<TcpLink> serverLinks = new ArrayList<>();
+        final TcpLink[] clientLinks = new TcpLink[connections];
+        await("all connections", () ->
+        {
+            TcpLink accepted;
+            while (null != (accepted = listener.accept()))
+            {
+                serverLinks.add(accepted);
+            }
+            boolean allConnected = true;
+            for (int i = 0; i < connections; i++)
+            {
+                if (null == clientLinks[i])
+                {
+                    clientLinks[i] = connectors.get(i).poll();
+                }
+                allConnected &= null != clientLinks[i];
+            }
+            return allConnected && serverLinks.size() == connections;
+        }, serverDriver, clientDriver);
+
+        for (int i = 0; i < connections; i++)
+        {
+            assertThat(clientLinks[i].offer(new UnsafeBuffer(frame(64, i)), 0, 64)).isTrue();
+            clientLinks[i].flush();
+        }
+
+        // The server echoes each frame back on the link it came from.
+        final int[] echoed = { 0 };
+        await("echoes", () ->
+        {
+            for (final TcpLink link : serverLinks)
+            {
+                echoed[0] += link.poll((buffer, offset, length) -> link.offer(buffer, offset, length), 10);
+                link.flush();
+            }
+            return echoed[0] == connections;
+        }, serverDriver, clientDriver);
+
+        final FrameCollector[] replies = new FrameCollector[connections];
+        for (int i = 0; i < connections; i++)
+        {
+            replies[i] = new FrameCollector();
+            receive(clientLinks[i], replies[i], 1, serverDriver, clientDriver);
+            assertThat(replies[i].frames).containsExactly(frame(64, i));
+        }
+    }
+
+    @Test
+    void shouldExchangeFramesOverIpv6Loopback() throws IOException
+    {
+        assumeTrue(hasIpv6Loopback(), "no IPv6 loopback on this machine");
+
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "[::1]");
+
+        assertThat(pair.listener().localAddress()).startsWith("[").contains("]:");
+        assertThat(pair.clientLink().remoteAddress()).isEqualTo(pair.listener().localAddress());
+        send(pair.clientLink(), frame(300, 6), serverDriver, clientDriver);
+        final FrameCollector received = new FrameCollector();
+        receive(pair.serverLink(), received, 1, serverDriver, clientDriver);
+        assertThat(received.frames).containsExactly(frame(300, 6));
+    }
+
+    @Test
+    void shouldCloseEveryLinkWhenDriverCloses() throws IOException
+    {
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        final TcpLinkConnector pending = clientDriver.connect(pair.listener().localAddress());
+
+        clientDriver.close();
+        clientDriver.close();
+
+        assertThat(clientDriver.isOpen()).isFalse();
+        assertThat(clientDriver.doWork(System.nanoTime())).isZero();
+        assertThat(pair.clientLink().isClosed()).isTrue();
+        assertThatThrownBy(pending::poll).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> clientDriver.connect("127.0.0.1:1")).isInstanceOf(IllegalStateException.class);
+        assertThat(awaitPollFailure(pair.serverLink(), new FrameCollector(), serverDriver))
+            .isInstanceOf(LinkClosedException.class);
+    }
+
+    @Test
+    void shouldReportNoWorkWhenIdle() throws IOException
+    {
+        connectPair(serverDriver, clientDriver, "127.0.0.1");
+        serverDriver.doWork(System.nanoTime());
+        clientDriver.doWork(System.nanoTime());
+
+        assertThat(serverDriver.doWork(System.nanoTime())).isZero();
+    }
+
+    private static boolean hasIpv6Loopback()
+    {
+        try (ServerSocket probe = new ServerSocket())
+        {
+            probe.bind(new InetSocketAddress(InetAddress.getByName("::1"), 0));
+            return true;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return false;
+        }
+    }
+}

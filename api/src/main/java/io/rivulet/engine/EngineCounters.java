@@ -6,6 +6,8 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.CountersReader;
 
+import java.nio.ByteBuffer;
+
 /**
  * The node's counters, kept in an Agrona {@link CountersManager} so that they can later be mapped to
  * a file and read from outside the process, like Aeron's. Incrementing is allocation-free.
@@ -17,8 +19,8 @@ public final class EngineCounters
     private static final int MAX_COUNTERS = 64;
 
     private final CountersManager manager = new CountersManager(
-        new UnsafeBuffer(new byte[MAX_COUNTERS * CountersReader.METADATA_LENGTH]),
-        new UnsafeBuffer(new byte[MAX_COUNTERS * CountersReader.COUNTER_LENGTH]));
+        new UnsafeBuffer(ByteBuffer.allocateDirect(MAX_COUNTERS * CountersReader.METADATA_LENGTH)),
+        new UnsafeBuffer(ByteBuffer.allocateDirect(MAX_COUNTERS * CountersReader.COUNTER_LENGTH)));
 
     /** Frames written to links (sender). */
     public final AtomicCounter framesSent = manager.newCounter("frames sent");

@@ -60,6 +60,8 @@ public final class ProtocolConnection implements Connection, FrameHandler
         RELEASE
     }
 
+    private static final FrameHandler DISCARD = (buffer, offset, length) -> { };
+
     private final ReliableLink link;
     private final Outbound outbound;
     private final ProtocolSettings settings;
@@ -90,6 +92,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
     private long closeDeadlineNs;
     private Throwable closeCause;
     private boolean finished;
+    private boolean awaitPeerClose;
 
     /**
      * @param link         the established link.
@@ -949,6 +952,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
                 outbound.commit(index);
             }
         }
+        awaitPeerClose = true;
         beginClose(cause, SendMode.DRAIN);
     }
 
@@ -1000,6 +1004,20 @@ public final class ProtocolConnection implements Connection, FrameHandler
                 sendMode = SendMode.RELEASE;
             }
             return 0;
+        }
+        // After a graceful close, wait (bounded) for the peer to close its side: closing first while its
+        // frames sit unread would reset the connection, and a reset discards the CLOSE we just sent.
+        if (awaitPeerClose && nowNs - closeDeadlineNs < 0)
+        {
+            try
+            {
+                link.poll(DISCARD, settings.frameLimit());
+                return 0;
+            }
+            catch (final IOException ex)
+            {
+                awaitPeerClose = false;
+            }
         }
         link.close();
         finished = true;

@@ -300,7 +300,8 @@ final class ProtocolStream
             {
                 cancelSent = true;
                 writer.sendCancel();
-                if (outbound != null)
+                // A requester that cancels ends the whole channel; a responder that stops reading keeps replying.
+                if (outbound != null && kind == Kind.REQUESTER_CHANNEL)
                 {
                     outbound.stop();
                 }
@@ -360,14 +361,17 @@ final class ProtocolStream
         }
     }
 
-    /** Conductor: CANCEL from the peer stops our producer; a channel's inbound half ends too. */
+    /**
+     * Conductor: CANCEL from the peer stops our producer. From a requester it ends the whole stream,
+     * so a responder channel's inbound half completes; from a responder it only means "send no more".
+     */
     void onCancel()
     {
         if (outbound != null)
         {
             outbound.stop();
         }
-        if (inbound != null)
+        if (inbound != null && kind == Kind.RESPONDER_CHANNEL)
         {
             inbound.onRemoteComplete();
         }

@@ -9,7 +9,12 @@ import java.io.IOException;
  *
  * <p>Frames are opaque to the link: it delimits them on the wire and enforces
  * {@link TransportSettings#maxFrameLength()} on receive; the engine validates their contents.
- * Engine thread only; no method blocks.
+ * Frames are 1 to {@code maxFrameLength} bytes.
+ *
+ * <p>Threading: the engine's sender agent calls {@link #offer}, {@link #flush()} and {@link #isFlushed()};
+ * the conductor calls {@link #poll}, {@link #close()} and the address accessors. In DEDICATED mode these
+ * are two threads, so keep send-side and receive-side state apart. The conductor closes a link only
+ * after the sender has released it. No method blocks.
  */
 public interface ReliableLink extends AutoCloseable
 {

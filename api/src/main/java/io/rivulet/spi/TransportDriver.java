@@ -3,8 +3,9 @@ package io.rivulet.spi;
 import java.io.IOException;
 
 /**
- * One node's instance of a transport. Every method is called by the node's engine thread only
- * (single writer), so implementations need no locks; none of them may block.
+ * One node's instance of a transport. Every method is called by the node's conductor only (single
+ * writer), so implementations need no locks; none of them may block, except that resolving a host
+ * name in {@link #listen} or {@link #connect} may (control plane; IP literals never do).
  */
 public interface TransportDriver extends AutoCloseable
 {
@@ -27,7 +28,8 @@ public interface TransportDriver extends AutoCloseable
     LinkConnector connect(String address) throws IOException;
 
     /**
-     * Housekeeping once per duty cycle, such as polling a selector for readiness.
+     * Housekeeping, called on every conductor duty cycle before links are polled, such as polling a
+     * selector for readiness.
      *
      * @param nowNs the cycle's clock.
      * @return work done, 0 when idle.

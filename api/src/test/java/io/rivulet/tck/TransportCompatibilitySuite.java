@@ -196,6 +196,53 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
+    @Timeout(60)
+    void shouldKeepReplyingWhenResponderStopsReadingChannel()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestChannel(inbound -> inbound.take(3).count()
+                .flatMapMany(n -> Flux.range(0, 5).map(i -> Message.of("read " + n + ", reply " + i))))
+            .build());
+        final CountDownLatch outboundCancelled = new CountDownLatch(1);
+        final Flux<Message> endless = Flux.range(0, Integer.MAX_VALUE).map(i -> Message.of("m" + i))
+            .doOnCancel(outboundCancelled::countDown);
+
+        StepVerifier.create(connection.requestChannel(endless).map(Message::dataUtf8))
+            .expectNext("read 3, reply 0", "read 3, reply 1", "read 3, reply 2", "read 3, reply 3", "read 3, reply 4")
+            .expectComplete()
+            .verify(TIMEOUT);
+        awaitLatch(outboundCancelled, 30);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldCancelBothDirectionsWhenRequesterCancelsChannel()
+    {
+        final CountDownLatch responderCancelled = new CountDownLatch(1);
+        final CountDownLatch responderInboundEnded = new CountDownLatch(1);
+        final Connection connection = serve(Responder.builder()
+            .requestChannel(inbound ->
+            {
+                inbound.subscribe(m -> { }, e -> responderInboundEnded.countDown(), responderInboundEnded::countDown);
+                return Flux.interval(Duration.ofMillis(1)).onBackpressureDrop().map(i -> Message.of("r" + i))
+                    .doOnCancel(responderCancelled::countDown);
+            })
+            .build());
+        final CountDownLatch requesterOutboundCancelled = new CountDownLatch(1);
+        final Flux<Message> outbound = Flux.<Message>never().startWith(Message.of("open"))
+            .doOnCancel(requesterOutboundCancelled::countDown);
+
+        StepVerifier.create(connection.requestChannel(outbound).take(3))
+            .expectNextCount(3)
+            .expectComplete()
+            .verify(TIMEOUT);
+
+        awaitLatch(responderCancelled, 30);
+        awaitLatch(responderInboundEnded, 30);
+        awaitLatch(requesterOutboundCancelled, 30);
+    }
+
+    @Test
     @Timeout(120)
     void shouldCarryBackPressureAcrossTheWire()
     {
@@ -428,25 +475,31 @@ public abstract class TransportCompatibilitySuite
     @Timeout(60)
     void shouldEndInFlightStreamsWhenConnectionCloses()
     {
+        final CountDownLatch bothArrived = new CountDownLatch(2);
         final Connection connection = serve(Responder.builder()
-            .requestStream(request -> Flux.never())
-            .requestResponse(request -> Mono.never())
+            .requestStream(request -> Flux.<Message>never().doOnSubscribe(s -> bothArrived.countDown()))
+            .requestResponse(request -> Mono.<Message>never().doOnSubscribe(s -> bothArrived.countDown()))
             .build());
 
-        final StepVerifier.Step<Message> stream = StepVerifier.create(connection.requestStream(Message.of("forever")));
-        final Mono<Message> response = connection.requestResponse(Message.of("never"));
-        final CountDownLatch responded = new CountDownLatch(1);
+        final AtomicReference<Throwable> streamError = new AtomicReference<>();
         final AtomicReference<Throwable> responseError = new AtomicReference<>();
-        response.subscribe(m -> { }, e ->
+        final CountDownLatch ended = new CountDownLatch(2);
+        connection.requestStream(Message.of("forever")).subscribe(m -> { }, e ->
+        {
+            streamError.set(e);
+            ended.countDown();
+        });
+        connection.requestResponse(Message.of("never")).subscribe(m -> { }, e ->
         {
             responseError.set(e);
-            responded.countDown();
+            ended.countDown();
         });
+        awaitLatch(bothArrived, 30);
 
         connection.close();
 
-        stream.expectError(ConnectionClosedException.class).verify(TIMEOUT);
-        awaitLatch(responded, 30);
+        awaitLatch(ended, 30);
+        assertThat(streamError.get()).isInstanceOf(ConnectionClosedException.class);
         assertThat(responseError.get()).isInstanceOf(ConnectionClosedException.class);
         StepVerifier.create(connection.onClose()).expectComplete().verify(TIMEOUT);
         assertThat(connection.isOpen()).isFalse();
@@ -459,12 +512,25 @@ public abstract class TransportCompatibilitySuite
     @Timeout(60)
     void shouldErrorStreamsWhenServerNodeCloses()
     {
-        final Connection connection = serve(Responder.builder().requestStream(request -> Flux.never()).build());
-        final StepVerifier.Step<Message> stream = StepVerifier.create(connection.requestStream(Message.of("forever")));
+        final CountDownLatch arrived = new CountDownLatch(1);
+        final Connection connection = serve(Responder.builder()
+            .requestStream(request -> Flux.<Message>never().doOnSubscribe(s -> arrived.countDown()))
+            .build());
 
-        serverNode.close();
-
-        stream.expectError(ConnectionClosedException.class).verify(TIMEOUT);
+        StepVerifier.create(connection.requestStream(Message.of("forever")))
+            .expectSubscription()
+            .then(() ->
+            {
+                awaitLatch(arrived, 30);
+                serverNode.close();
+            })
+            .expectErrorSatisfies(error ->
+            {
+                assertThat(error).isInstanceOf(ConnectionClosedException.class);
+                assertThat(error.getMessage()).contains("node closed");
+            })
+            .verify(TIMEOUT);
+        StepVerifier.create(connection.onClose()).expectComplete().verify(TIMEOUT);
     }
 
     @Test

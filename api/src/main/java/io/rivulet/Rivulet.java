@@ -225,8 +225,7 @@ public final class Rivulet implements AutoCloseable
     public static final class Context
     {
         private Transport transport;
-        private ThreadingMode threadingMode = ThreadingMode.valueOf(
-            System.getProperty("rivulet.threadingMode", "SHARED").toUpperCase());
+        private ThreadingMode threadingMode = threadingModeProperty();
         private String idleStrategyName = System.getProperty("rivulet.idleStrategy", "backoff");
         private IdleStrategy idleStrategy;
         private int maxFrameLength = size("rivulet.maxFrameLength", 16 * 1024);
@@ -515,6 +514,20 @@ public final class Rivulet implements AutoCloseable
             if (!condition)
             {
                 throw new ConfigurationException(message);
+            }
+        }
+
+        private static ThreadingMode threadingModeProperty()
+        {
+            final String value = System.getProperty("rivulet.threadingMode", "SHARED");
+            try
+            {
+                return ThreadingMode.valueOf(value.trim().toUpperCase());
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ConfigurationException("rivulet.threadingMode: unknown threading mode '" + value +
+                    "' (DEDICATED, SHARED, INVOKER)");
             }
         }
 

@@ -458,7 +458,12 @@ public final class Rivulet implements AutoCloseable
                 "linkBufferLength " + linkBufferLength + " must hold a frame of maxFrameLength " + maxFrameLength);
             require(keepaliveIntervalNs > 0, "keepaliveInterval must be positive");
             require(keepaliveTimeoutNs > keepaliveIntervalNs, "keepaliveTimeout must exceed keepaliveInterval");
+            // SETUP carries both as int32 milliseconds.
             require(TimeUnit.NANOSECONDS.toMillis(keepaliveIntervalNs) >= 1, "keepaliveInterval must be at least 1 ms");
+            require(TimeUnit.NANOSECONDS.toMillis(keepaliveTimeoutNs) <= Integer.MAX_VALUE,
+                "keepaliveTimeout must be at most " + Integer.MAX_VALUE + " ms");
+            require(TimeUnit.NANOSECONDS.toMillis(keepaliveTimeoutNs) > TimeUnit.NANOSECONDS.toMillis(keepaliveIntervalNs),
+                "keepaliveTimeout must exceed keepaliveInterval by at least 1 ms");
             require(connectTimeoutNs > 0, "connectTimeout must be positive");
             require(frameLimit >= 1, "frameLimit must be positive: " + frameLimit);
             if (idleStrategy == null)

@@ -107,6 +107,11 @@ public final class Conductor implements Agent, Executor
             if (connection.isFinished())
             {
                 connections.remove(i);
+                cancelKeepalive(connection);
+            }
+            else if (connection.takeKeepaliveChanged())
+            {
+                rescheduleKeepalive(connection, now);
             }
         }
         work += timers.poll(now, timerHandler, 64);
@@ -327,7 +332,7 @@ public final class Conductor implements Agent, Executor
             counters.connectionCounters(), client, responder, this, errorHandler, now);
         connections.add(connection);
         sender.add(connection);
-        keepaliveTimers.put(timers.scheduleTimer(now + settings.keepaliveIntervalNs()), connection);
+        rescheduleKeepalive(connection, now + settings.keepaliveIntervalNs());
         counters.connectionsOpened.incrementRelease();
         return connection;
     }
@@ -337,13 +342,33 @@ public final class Conductor implements Agent, Executor
         final ProtocolConnection connection = keepaliveTimers.remove(timerId);
         if (connection != null)
         {
+            connection.keepaliveTimerId(-1);
             final long next = connection.onKeepaliveTimer(now);
             if (next > 0)
             {
-                keepaliveTimers.put(timers.scheduleTimer(next), connection);
+                rescheduleKeepalive(connection, next);
             }
         }
         return true;
+    }
+
+    private void rescheduleKeepalive(final ProtocolConnection connection, final long deadlineNs)
+    {
+        cancelKeepalive(connection);
+        final long timerId = timers.scheduleTimer(deadlineNs);
+        keepaliveTimers.put(timerId, connection);
+        connection.keepaliveTimerId(timerId);
+    }
+
+    private void cancelKeepalive(final ProtocolConnection connection)
+    {
+        final long timerId = connection.keepaliveTimerId();
+        if (timerId != -1)
+        {
+            timers.cancelTimer(timerId);
+            keepaliveTimers.remove(timerId);
+            connection.keepaliveTimerId(-1);
+        }
     }
 
     private int progressShutdown(final long now)

@@ -93,6 +93,11 @@ public final class ProtocolConnection implements Connection, FrameHandler
     private Throwable closeCause;
     private boolean finished;
     private boolean awaitPeerClose;
+    /** This connection's keepalive: the node's settings, or on a server the values the client's SETUP asked for. */
+    private long keepaliveIntervalNs;
+    private long keepaliveTimeoutNs;
+    private boolean keepaliveChanged;
+    private long keepaliveTimerId = -1;
 
     /**
      * @param link         the established link.
@@ -129,6 +134,8 @@ public final class ProtocolConnection implements Connection, FrameHandler
         this.nowNs = nowNs;
         this.lastReceivedNs = nowNs;
         this.setupReceived = client;
+        this.keepaliveIntervalNs = settings.keepaliveIntervalNs();
+        this.keepaliveTimeoutNs = settings.keepaliveTimeoutNs();
         this.maxOfferLength = settings.maxFrameLength() - FrameWriter.payloadFrameOverhead(FrameType.REQUEST_FNF);
         this.connectionWriter = new StreamWriter(outbound);
     }
@@ -398,15 +405,37 @@ public final class ProtocolConnection implements Connection, FrameHandler
             return 0;
         }
         final long silentNs = nowNs - lastReceivedNs;
-        if (silentNs > settings.keepaliveTimeoutNs())
+        if (silentNs > keepaliveTimeoutNs)
         {
             lose(new ConnectionLostException("no frame from " + remoteAddress + " for " +
                 TimeUnit.NANOSECONDS.toMillis(silentNs) + " ms (keepalive timeout " +
-                TimeUnit.NANOSECONDS.toMillis(settings.keepaliveTimeoutNs()) + " ms)"));
+                TimeUnit.NANOSECONDS.toMillis(keepaliveTimeoutNs) + " ms)"));
             return 0;
         }
         writeKeepalive(false, nowNs);
-        return nowNs + settings.keepaliveIntervalNs();
+        return nowNs + keepaliveIntervalNs;
+    }
+
+    /**
+     * Conductor: whether the keepalive interval changed (a server adopting the client's) since the
+     * last call, so that the timer must be rescheduled to run now.
+     */
+    public boolean takeKeepaliveChanged()
+    {
+        final boolean changed = keepaliveChanged;
+        keepaliveChanged = false;
+        return changed;
+    }
+
+    /** Conductor: the id of this connection's pending keepalive timer, -1 for none. */
+    public long keepaliveTimerId()
+    {
+        return keepaliveTimerId;
+    }
+
+    public void keepaliveTimerId(final long timerId)
+    {
+        this.keepaliveTimerId = timerId;
     }
 
     /** Conductor: the node is closing. */
@@ -635,6 +664,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
             return;
         }
         outbound.limitFrameLength(reader.maxFrameLength());
+        // Like RSocket, the server follows the client's keepalive so that neither side times the other out.
+        keepaliveIntervalNs = TimeUnit.MILLISECONDS.toNanos(reader.keepaliveIntervalMs());
+        keepaliveTimeoutNs = TimeUnit.MILLISECONDS.toNanos(reader.keepaliveTimeoutMs());
+        keepaliveChanged = true;
         setupReceived = true;
     }
 

@@ -29,6 +29,7 @@ final class OutboundFlow extends Operators.DeferredSubscription implements CoreS
     private final AtomicCounter creditStalls;
     private final AtomicLong unusedCredits = new AtomicLong();
     private volatile boolean done;
+    private volatile Throwable failure;
 
     /**
      * @param stream           the owning stream, signalled when this side ends.
@@ -99,6 +100,8 @@ final class OutboundFlow extends Operators.DeferredSubscription implements CoreS
             return;
         }
         done = true;
+        // An ERROR ends the stream in both directions: the conductor ends the inbound half too.
+        failure = error;
         if (stream.isRequesterChannel() && stream.holdError(error))
         {
             stream.signal();
@@ -141,6 +144,12 @@ final class OutboundFlow extends Operators.DeferredSubscription implements CoreS
     {
         done = true;
         super.cancel();
+    }
+
+    /** @return the producer's error once it failed (an ERROR frame was or will be sent), else null. */
+    Throwable failure()
+    {
+        return failure;
     }
 
     /** @return true once the producer finished or was stopped. */

@@ -949,7 +949,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
 
     private void writeConnectionError(final ErrorCode code, final String reason)
     {
-        final byte[] text = FrameWriter.utf8(reason, 1024);
+        final byte[] text = FrameWriter.utf8(reason, Math.min(1024, outbound.maxFrameLength() - FrameWriter.errorLength(0)));
         final int index = outbound.claim(FrameWriter.errorLength(text.length));
         if (index > 0)
         {
@@ -977,7 +977,8 @@ public final class ProtocolConnection implements Connection, FrameHandler
         }
         if (code != null)
         {
-            final byte[] text = FrameWriter.utf8(reason, 1024);
+            final byte[] text = FrameWriter.utf8(reason,
+                Math.min(1024, outbound.maxFrameLength() - FrameWriter.closeLength(0)));
             final int index = outbound.claim(FrameWriter.closeLength(text.length));
             if (index > 0)
             {

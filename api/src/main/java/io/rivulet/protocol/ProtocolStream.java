@@ -296,6 +296,16 @@ final class ProtocolStream
         }
         if (inbound != null && open)
         {
+            // Our producer failed and an ERROR went to the peer, which ends the whole stream there: end the
+            // inbound half here too, or its subscriber would wait for frames that never come.
+            final Throwable outboundFailure = outbound == null ? null : outbound.failure();
+            if (outboundFailure != null)
+            {
+                inbound.onRemoteError(outboundFailure);
+            }
+            // Drain first: a subscriber may cancel while it receives (next(), take(n)), and the CANCEL must
+            // go out in this call, before removeIfDone() can drop the stream and its pending signal.
+            inbound.drain();
             if (inbound.needsRemoteCancel() && !cancelSent)
             {
                 cancelSent = true;
@@ -306,7 +316,6 @@ final class ProtocolStream
                     outbound.stop();
                 }
             }
-            inbound.drain();
             final int credits = inbound.takeCreditsToGrant();
             if (credits > 0)
             {

@@ -28,6 +28,7 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
     private volatile CoreSubscriber<? super Message> subscriber;
     private volatile boolean cancelled;
     private volatile boolean invalidRequest;
+    private volatile boolean abandoned;
 
     // Conductor state.
     private long outstanding;
@@ -51,7 +52,9 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
     {
         if (!subscribed.compareAndSet(false, true))
         {
-            Operators.error(s, new IllegalStateException("this stream allows one subscriber; it has one already"));
+            Operators.error(s, new IllegalStateException(abandoned ?
+                "the channel's inbound was cancelled: the handler's reply ended before anyone subscribed to it" :
+                "this stream allows one subscriber; it has one already"));
             return;
         }
         final CoreSubscriber<? super Message> actual = Operators.toCoreSubscriber(s);
@@ -84,6 +87,22 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
     {
         cancelled = true;
         stream.signal();
+    }
+
+    /**
+     * Conductor: if nobody ever subscribed, nobody will read: cancel, so the peer stops producing.
+     *
+     * @return true when the flow was abandoned by this call.
+     */
+    boolean abandonIfUnsubscribed()
+    {
+        if (subscribed.compareAndSet(false, true))
+        {
+            abandoned = true;
+            cancelled = true;
+            return true;
+        }
+        return false;
     }
 
     /** @return the subscriber's unmet demand (requested minus delivered). */

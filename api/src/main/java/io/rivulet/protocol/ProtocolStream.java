@@ -306,6 +306,12 @@ final class ProtocolStream
             // Drain first: a subscriber may cancel while it receives (next(), take(n)), and the CANCEL must
             // go out in this call, before removeIfDone() can drop the stream and its pending signal.
             inbound.drain();
+            // A channel handler whose reply ended without ever subscribing to its inbound never will: cancel it,
+            // or the requester's producer would wait for credits forever and the stream never leave the table.
+            if (kind == Kind.RESPONDER_CHANNEL && outbound.isDone() && !inbound.isDone())
+            {
+                inbound.abandonIfUnsubscribed();
+            }
             if (inbound.needsRemoteCancel() && !cancelSent)
             {
                 cancelSent = true;

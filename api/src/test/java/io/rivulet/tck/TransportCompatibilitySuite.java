@@ -216,6 +216,24 @@ public abstract class TransportCompatibilitySuite
 
     @Test
     @Timeout(60)
+    void shouldCancelChannelInboundTheHandlerNeverReads()
+    {
+        final Connection connection = serve(Responder.builder()
+            .requestChannel(inbound -> Flux.just(Message.of("ignored you")))
+            .build());
+        final CountDownLatch outboundCancelled = new CountDownLatch(1);
+        final Flux<Message> endless = Flux.range(0, Integer.MAX_VALUE).map(i -> Message.of("m" + i))
+            .doOnCancel(outboundCancelled::countDown);
+
+        StepVerifier.create(connection.requestChannel(endless).map(Message::dataUtf8))
+            .expectNext("ignored you")
+            .expectComplete()
+            .verify(TIMEOUT);
+        awaitLatch(outboundCancelled, 30);
+    }
+
+    @Test
+    @Timeout(60)
     void shouldCancelBothDirectionsWhenRequesterCancelsChannel()
     {
         final CountDownLatch responderCancelled = new CountDownLatch(1);

@@ -1,0 +1,199 @@
+package io.rivulet.transport.rdma.disni;
+
+import com.ibm.disni.verbs.IbvQP;
+import com.ibm.disni.verbs.SVCPostRecv;
+import com.ibm.disni.verbs.SVCPostSend;
+import io.rivulet.transport.rdma.verbs.QpState;
+import io.rivulet.transport.rdma.verbs.QpType;
+import io.rivulet.transport.rdma.verbs.QueuePair;
+import io.rivulet.transport.rdma.verbs.QueuePairConfig;
+import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
+import io.rivulet.transport.rdma.verbs.SendWorkRequest;
+import io.rivulet.transport.rdma.verbs.UdAddress;
+import io.rivulet.transport.rdma.verbs.VerbsException;
+
+import java.io.IOException;
+
+/**
+ * An RC queue pair through DiSNI, posting with prebuilt stateful verb calls ({@link PostSendCalls},
+ * {@link PostRecvCalls}).
+ *
+ * <p>{@link #state()} is tracked, not queried (DiSNI 2.1 has no {@code ibv_query_qp}): INIT when
+ * created, RTS once RDMA CM reports ESTABLISHED, ERROR after a disconnect, a failed set-up or an error
+ * completion seen on a CQ it has to itself. Sends are refused before RTS (the device would reject them
+ * with an opaque EINVAL); receives may be posted from INIT on.
+ *
+ * <p>Not thread-safe.
+ */
+final class DisniQueuePair implements QueuePair
+{
+    private final DisniConnection connection;
+    private final IbvQP qp;
+    private final int qpNumber;
+    private final int maxSendWr;
+    private final int maxReceiveWr;
+    private final int maxInlineData;
+    private final DisniCompletionQueue sendCq;
+    private final DisniCompletionQueue receiveCq;
+    private final PostSendCalls sendCalls;
+    private final PostRecvCalls receiveCalls;
+    private QpState state = QpState.INIT;
+    private boolean destroyed;
+
+    DisniQueuePair(
+        final DisniConnection connection,
+        final IbvQP qp,
+        final QueuePairConfig config,
+        final DisniCompletionQueue sendCq,
+        final DisniCompletionQueue receiveCq,
+        final int immCacheSize) throws IOException
+    {
+        this.connection = connection;
+        this.qp = qp;
+        this.qpNumber = qp.getQp_num();
+        this.maxSendWr = config.maxSendWr();
+        this.maxReceiveWr = config.maxReceiveWr();
+        this.maxInlineData = Math.max(0, config.maxInlineData());
+        this.sendCq = sendCq;
+        this.receiveCq = receiveCq;
+        this.sendCalls = new PostSendCalls(wrs -> qp.postSend(wrs, null), immCacheSize);
+        this.receiveCalls = new PostRecvCalls(wrs -> qp.postRecv(wrs, null), Math.max(64, 2 * maxReceiveWr));
+        sendCq.attach(this, maxSendWr);
+        receiveCq.attach(this, maxReceiveWr);
+    }
+
+    @Override
+    public QpType type()
+    {
+        return QpType.RC;
+    }
+
+    @Override
+    public QpState state()
+    {
+        return state;
+    }
+
+    @Override
+    public int qpNumber()
+    {
+        return qpNumber;
+    }
+
+    @Override
+    public void postSend(final SendWorkRequest request) throws IOException
+    {
+        if (destroyed)
+        {
+            throw new VerbsException("queue pair " + qpNumber + " is closed");
+        }
+        if (state == QpState.INIT || state == QpState.RESET)
+        {
+            throw new VerbsException("queue pair " + qpNumber + " is in " + state + ": sends need an established " +
+                "connection (CmConnection.poll() returned the queue pair)");
+        }
+        DisniWorkRequests.validateSend(request, maxInlineData);
+        final SVCPostSend call = sendCalls.prepare(request);
+        try
+        {
+            call.execute();
+        }
+        catch (final IOException ex)
+        {
+            throw postFailure("ibv_post_send", ex, "send queue full (maxSendWr " + maxSendWr + "): poll the send " +
+                "completion queue, and signal at least every maxSendWr-th send");
+        }
+    }
+
+    @Override
+    public void postReceive(final ReceiveWorkRequest request) throws IOException
+    {
+        if (destroyed)
+        {
+            throw new VerbsException("queue pair " + qpNumber + " is closed");
+        }
+        if (request.sge().length() < 0)
+        {
+            throw new VerbsException("receive buffer length is negative: " + request.sge().length());
+        }
+        final SVCPostRecv call = receiveCalls.prepare(request);
+        try
+        {
+            call.execute();
+        }
+        catch (final IOException ex)
+        {
+            throw postFailure("ibv_post_recv", ex, "receive queue full (maxReceiveWr " + maxReceiveWr + ")");
+        }
+    }
+
+    @Override
+    public UdAddress udAddress()
+    {
+        return null;
+    }
+
+    /** Disconnects and destroys the queue pair with its connection. Idempotent. */
+    @Override
+    public void close()
+    {
+        connection.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "DisniQueuePair{qp=" + qpNumber + ", state=" + state + "}";
+    }
+
+    long sendCallBuilds()
+    {
+        return sendCalls.builds();
+    }
+
+    long receiveCallBuilds()
+    {
+        return receiveCalls.builds();
+    }
+
+    void onEstablished()
+    {
+        if (state == QpState.INIT)
+        {
+            state = QpState.RTS;
+        }
+    }
+
+    void onError()
+    {
+        if (!destroyed)
+        {
+            state = QpState.ERROR;
+        }
+    }
+
+    /** Frees the prebuilt calls and leaves the CQs; the connection then destroys the QP. */
+    void release()
+    {
+        if (destroyed)
+        {
+            return;
+        }
+        destroyed = true;
+        state = QpState.RESET;
+        sendCalls.close();
+        receiveCalls.close();
+        sendCq.detach(this, maxSendWr);
+        receiveCq.detach(this, maxReceiveWr);
+    }
+
+    private VerbsException postFailure(final String call, final IOException ex, final String whenFull)
+    {
+        final String text = DisniAvailability.text(ex);
+        if (text.contains("Cannot allocate memory"))
+        {
+            return new VerbsException(call + " on queue pair " + qpNumber + ": " + whenFull, ex);
+        }
+        return new VerbsException(call + " on queue pair " + qpNumber + " (" + state + ") failed: " + text, ex);
+    }
+}

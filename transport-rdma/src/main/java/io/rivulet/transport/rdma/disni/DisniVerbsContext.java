@@ -1,0 +1,527 @@
+package io.rivulet.transport.rdma.disni;
+
+import com.ibm.disni.verbs.IbvCQ;
+import com.ibm.disni.verbs.IbvCompChannel;
+import com.ibm.disni.verbs.IbvContext;
+import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.RdmaCm;
+import com.ibm.disni.verbs.RdmaCmEvent;
+import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.RdmaEventChannel;
+import com.ibm.disni.verbs.impl.NatObject;
+import io.rivulet.transport.rdma.verbs.AddressHandle;
+import io.rivulet.transport.rdma.verbs.CmConnection;
+import io.rivulet.transport.rdma.verbs.CmListener;
+import io.rivulet.transport.rdma.verbs.CompletionQueue;
+import io.rivulet.transport.rdma.verbs.ProtectionDomain;
+import io.rivulet.transport.rdma.verbs.QueuePair;
+import io.rivulet.transport.rdma.verbs.QueuePairConfig;
+import io.rivulet.transport.rdma.verbs.UdAddress;
+import io.rivulet.transport.rdma.verbs.VerbsContext;
+import io.rivulet.transport.rdma.verbs.VerbsException;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One RDMA device opened through DiSNI: the device is the one RDMA CM binds the local address to
+ * ({@code rdma_bind_addr} + {@code getVerbs()}: DiSNI has no device list), with one RDMA CM event
+ * channel for all the context's listeners and connections (polled without blocking, paced by
+ * {@link DisniSettings#cmPollIntervalNs()}) and one completion channel for all its CQs (required by
+ * DiSNI's {@code createCQ}, never waited on: CQs are busy-polled).
+ *
+ * <p>Not thread-safe: one thread (the engine's conductor) uses a context and everything created from it.
+ */
+final class DisniVerbsContext implements VerbsContext
+{
+    private static final System.Logger LOG = System.getLogger(DisniVerbsContext.class.getName());
+    private static final int MAX_CM_EVENTS_PER_POLL = 64;
+
+    private final DisniSettings settings;
+    private final InetAddress localAddress;
+    private final RdmaEventChannel channel;
+    private final RdmaCmId deviceId;
+    private final IbvContext verbs;
+    private final long verbsHandle;
+    private final String deviceName;
+    private final CmDispatcher dispatcher = new CmDispatcher();
+    private final List<DisniConnection> connections = new ArrayList<>();
+    private final List<DisniListener> listeners = new ArrayList<>();
+    private final List<DisniCompletionQueue> completionQueues = new ArrayList<>();
+    private final List<DisniProtectionDomain> protectionDomains = new ArrayList<>();
+    private IbvCompChannel compChannel;
+    private boolean cmPolled;
+    private long lastCmPollNs;
+    private boolean closed;
+
+    private DisniVerbsContext(
+        final DisniSettings settings,
+        final InetAddress localAddress,
+        final RdmaEventChannel channel,
+        final RdmaCmId deviceId,
+        final IbvContext verbs,
+        final String deviceName)
+    {
+        this.settings = settings;
+        this.localAddress = localAddress;
+        this.channel = channel;
+        this.deviceId = deviceId;
+        this.verbs = verbs;
+        this.verbsHandle = handleOf(verbs);
+        this.deviceName = deviceName;
+    }
+
+    /**
+     * @param localAddress an IPv4 address of an RDMA interface of this host.
+     * @throws IOException naming the address and what is wrong with it.
+     */
+    static DisniVerbsContext open(final InetAddress localAddress, final DisniSettings settings, final RdmaDevices devices)
+        throws IOException
+    {
+        checkLocalAddress(localAddress);
+        RdmaEventChannel channel = null;
+        RdmaCmId id = null;
+        try
+        {
+            channel = RdmaEventChannel.createEventChannel();
+            if (null == channel)
+            {
+                throw new VerbsException("rdma_create_event_channel failed");
+            }
+            id = channel.createId(RdmaCm.RDMA_PS_TCP);
+            if (null == id)
+            {
+                throw new VerbsException("rdma_create_id failed");
+            }
+            try
+            {
+                id.bindAddr(new InetSocketAddress(localAddress, 0));
+            }
+            catch (final IOException ex)
+            {
+                throw new VerbsException("cannot bind RDMA CM to " + localAddress.getHostAddress() + " (" +
+                    DisniAvailability.text(ex) + "): it must be an address of one of this host's RDMA interfaces " +
+                    "(see 'rdma link show')", ex);
+            }
+            final IbvContext verbs = id.getVerbs();
+            if (null == verbs)
+            {
+                throw new VerbsException(localAddress.getHostAddress() + " is not served by an RDMA device (RDMA CM " +
+                    "bound it without a device): use the address of an RDMA interface (see 'rdma link show')");
+            }
+            return new DisniVerbsContext(
+                settings, localAddress, channel, id, verbs, deviceNameOf(localAddress, devices));
+        }
+        catch (final IOException | RuntimeException | LinkageError ex)
+        {
+            destroyQuietly(id);
+            destroyQuietly(channel);
+            if (ex instanceof VerbsException)
+            {
+                throw (VerbsException)ex;
+            }
+            throw new VerbsException("cannot open the RDMA device for " + localAddress.getHostAddress() + ": " +
+                DisniAvailability.text(ex), ex);
+        }
+    }
+
+    @Override
+    public String providerName()
+    {
+        return DisniVerbsProvider.NAME;
+    }
+
+    @Override
+    public String deviceName()
+    {
+        return deviceName;
+    }
+
+    InetAddress localAddress()
+    {
+        return localAddress;
+    }
+
+    DisniSettings settings()
+    {
+        return settings;
+    }
+
+    long nowNs()
+    {
+        return settings.nanoClock().getAsLong();
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain() throws IOException
+    {
+        ensureOpen();
+        final IbvPd pd;
+        try
+        {
+            pd = verbs.allocPd();
+        }
+        catch (final IOException ex)
+        {
+            throw new VerbsException("ibv_alloc_pd on " + deviceName + " failed: " + DisniAvailability.text(ex), ex);
+        }
+        if (null == pd)
+        {
+            throw new VerbsException("ibv_alloc_pd on " + deviceName + " failed");
+        }
+        final DisniProtectionDomain domain = new DisniProtectionDomain(this, pd);
+        protectionDomains.add(domain);
+        return domain;
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(final int entries) throws IOException
+    {
+        ensureOpen();
+        if (entries < 1)
+        {
+            throw new VerbsException("completion queue entries must be positive: " + entries);
+        }
+        final IbvCQ cq;
+        try
+        {
+            if (null == compChannel)
+            {
+                compChannel = verbs.createCompChannel();
+            }
+            cq = verbs.createCQ(compChannel, entries, 0);
+        }
+        catch (final IOException ex)
+        {
+            throw new VerbsException("ibv_create_cq of " + entries + " entries on " + deviceName + " failed: " +
+                DisniAvailability.text(ex), ex);
+        }
+        if (null == cq)
+        {
+            throw new VerbsException("ibv_create_cq of " + entries + " entries on " + deviceName + " failed");
+        }
+        final DisniCompletionQueue queue = new DisniCompletionQueue(this, cq, entries);
+        completionQueues.add(queue);
+        return queue;
+    }
+
+    /**
+     * A wildcard address listens on this context's address: a context serves one device, and
+     * requests arriving through another device could not use its protection domain.
+     */
+    @Override
+    public CmListener listen(final InetSocketAddress address, final int backlog) throws IOException
+    {
+        ensureOpen();
+        final DisniListener listener = DisniListener.open(this, address, backlog);
+        listeners.add(listener);
+        return listener;
+    }
+
+    @Override
+    public CmConnection connect(final InetSocketAddress remote, final QueuePairConfig config) throws IOException
+    {
+        ensureOpen();
+        return DisniConnection.connect(this, remote, config);
+    }
+
+    @Override
+    public QueuePair createUdQueuePair(final QueuePairConfig config) throws IOException
+    {
+        throw new VerbsException("UD queue pairs are not supported by DiSNI 2.1 (its rdma_create_id is hard-wired " +
+            "to the TCP port space and UD work-request fields are never serialised); " +
+            DisniWorkRequests.NEEDS_EXTENSION);
+    }
+
+    @Override
+    public AddressHandle createAddressHandle(final ProtectionDomain pd, final UdAddress remote) throws IOException
+    {
+        throw new VerbsException("address handles (ibv_create_ah) are not supported by DiSNI 2.1; " +
+            DisniWorkRequests.NEEDS_EXTENSION);
+    }
+
+    /** Frees what is left: connections and listeners, then CQs, regions and PDs, then the CM. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        for (final DisniConnection connection : new ArrayList<>(connections))
+        {
+            connection.close();
+        }
+        for (final DisniListener listener : new ArrayList<>(listeners))
+        {
+            listener.close();
+        }
+        for (final DisniCompletionQueue queue : new ArrayList<>(completionQueues))
+        {
+            queue.close();
+        }
+        for (final DisniProtectionDomain domain : new ArrayList<>(protectionDomains))
+        {
+            domain.close();
+        }
+        if (null != compChannel)
+        {
+            try
+            {
+                compChannel.destroyCompChannel();
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                warn("ibv_destroy_comp_channel", ex);
+            }
+        }
+        destroyQuietly(deviceId);
+        destroyQuietly(channel);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "DisniVerbsContext{" + deviceName + " for " + localAddress.getHostAddress() + "}";
+    }
+
+    // ---------------------------------------------------------------- for the context's resources
+
+    /**
+     * Drains pending RDMA CM events (at most every {@link DisniSettings#cmPollIntervalNs()}) into the
+     * listeners and connections they concern. Never blocks: DiSNI's {@code getCmEvent(0)} polls the
+     * channel's descriptor with a zero timeout and returns null when nothing is pending.
+     */
+    void pollCmEvents() throws IOException
+    {
+        if (closed)
+        {
+            return;
+        }
+        final long nowNs = nowNs();
+        if (cmPolled && nowNs - lastCmPollNs < settings.cmPollIntervalNs())
+        {
+            return;
+        }
+        cmPolled = true;
+        lastCmPollNs = nowNs;
+        for (int i = 0; i < MAX_CM_EVENTS_PER_POLL; i++)
+        {
+            final RdmaCmEvent event = channel.getCmEvent(0);
+            if (null == event)
+            {
+                break;
+            }
+            final RdmaCmEvent.EventType type =
+                dispatcher.dispatch(event.getEvent(), event.getListenIdPriv(), event.getConnIdPriv());
+            if (null == type)
+            {
+                LOG.log(System.Logger.Level.DEBUG, "rivulet rdma disni: dropped RDMA CM event {0} for an unknown id",
+                    event.getEvent());
+                if (event.getEvent() == RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_REQUEST.ordinal())
+                {
+                    // its listener is gone: destroying the new id rejects the request at once
+                    destroyQuietly(event.getConnIdPriv());
+                }
+            }
+        }
+    }
+
+    RdmaCmId createId() throws IOException
+    {
+        final RdmaCmId id = channel.createId(RdmaCm.RDMA_PS_TCP);
+        if (null == id)
+        {
+            throw new VerbsException("rdma_create_id failed");
+        }
+        return id;
+    }
+
+    void register(final RdmaCmId id, final CmDispatcher.Handler handler)
+    {
+        dispatcher.register(id, handler);
+    }
+
+    void unregister(final RdmaCmId id)
+    {
+        dispatcher.unregister(id);
+    }
+
+    void track(final DisniConnection connection)
+    {
+        connections.add(connection);
+    }
+
+    void forget(final DisniConnection connection)
+    {
+        connections.remove(connection);
+    }
+
+    void forget(final DisniListener listener)
+    {
+        listeners.remove(listener);
+    }
+
+    void forget(final DisniCompletionQueue queue)
+    {
+        completionQueues.remove(queue);
+    }
+
+    void forget(final DisniProtectionDomain domain)
+    {
+        protectionDomains.remove(domain);
+    }
+
+    /**
+     * @throws VerbsException when the id is bound to no device or to another device than this
+     *                        context's: its queue pair could not use this context's PD and CQs.
+     */
+    void checkSameDevice(final RdmaCmId id, final InetSocketAddress address) throws IOException
+    {
+        final IbvContext idVerbs = id.getVerbs();
+        if (null == idVerbs)
+        {
+            throw new VerbsException(address + " is not served by an RDMA device");
+        }
+        if (handleOf(idVerbs) != verbsHandle)
+        {
+            throw new VerbsException(address + " is served by another RDMA device than " + deviceName + " (opened for " +
+                localAddress.getHostAddress() + "): open a context on an address of that device");
+        }
+    }
+
+    DisniProtectionDomain protectionDomainOf(final ProtectionDomain pd) throws VerbsException
+    {
+        if (pd instanceof DisniProtectionDomain)
+        {
+            final DisniProtectionDomain domain = (DisniProtectionDomain)pd;
+            if (domain.context() == this && domain.isOpen())
+            {
+                return domain;
+            }
+        }
+        throw new VerbsException("the protection domain " + pd + " is not an open protection domain of " + this);
+    }
+
+    DisniCompletionQueue completionQueueOf(final CompletionQueue cq) throws VerbsException
+    {
+        if (cq instanceof DisniCompletionQueue)
+        {
+            final DisniCompletionQueue queue = (DisniCompletionQueue)cq;
+            if (queue.context() == this && queue.isOpen())
+            {
+                return queue;
+            }
+        }
+        throw new VerbsException("the completion queue " + cq + " is not an open completion queue of " + this);
+    }
+
+    /**
+     * @throws VerbsException unless an IPv4 address with a port (DiSNI 2.1's sockaddr handling is IPv4 only).
+     */
+    static void checkRemoteAddress(final InetSocketAddress remote) throws VerbsException
+    {
+        if (null == remote || remote.isUnresolved())
+        {
+            throw new VerbsException("unresolved RDMA peer address " + remote);
+        }
+        if (!(remote.getAddress() instanceof Inet4Address))
+        {
+            throw new VerbsException("DiSNI 2.1 supports IPv4 only: " + remote);
+        }
+        if (remote.getAddress().isAnyLocalAddress() || remote.getPort() == 0)
+        {
+            throw new VerbsException("an RDMA peer needs a specific address and port: " + remote);
+        }
+    }
+
+    static void checkLocalAddress(final InetAddress address) throws VerbsException
+    {
+        if (null == address)
+        {
+            throw new VerbsException("no local address: the disni provider opens the RDMA device serving an address");
+        }
+        if (!(address instanceof Inet4Address))
+        {
+            throw new VerbsException("DiSNI 2.1 supports IPv4 only: " + address.getHostAddress());
+        }
+        if (address.isAnyLocalAddress())
+        {
+            throw new VerbsException("the disni provider needs the address of an RDMA interface, not the wildcard " +
+                address.getHostAddress() + ": RDMA CM picks the device by address");
+        }
+    }
+
+    static void warn(final String what, final Throwable ex)
+    {
+        LOG.log(System.Logger.Level.WARNING, "rivulet rdma disni: " + what + " failed: " + DisniAvailability.text(ex));
+    }
+
+    static void destroyQuietly(final RdmaCmId id)
+    {
+        if (null != id && id.isOpen())
+        {
+            try
+            {
+                id.destroyId();
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                warn("rdma_destroy_id", ex);
+            }
+        }
+    }
+
+    private void ensureOpen() throws VerbsException
+    {
+        if (closed)
+        {
+            throw new VerbsException(this + " is closed");
+        }
+    }
+
+    private static void destroyQuietly(final RdmaEventChannel channel)
+    {
+        if (null != channel && channel.isOpen())
+        {
+            try
+            {
+                channel.destroyEventChannel();
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                warn("rdma_destroy_event_channel", ex);
+            }
+        }
+    }
+
+    private static long handleOf(final IbvContext context)
+    {
+        return context instanceof NatObject ? ((NatObject)context).getObjId() : System.identityHashCode(context);
+    }
+
+    private static String deviceNameOf(final InetAddress address, final RdmaDevices devices)
+    {
+        try
+        {
+            final NetworkInterface networkInterface = NetworkInterface.getByInetAddress(address);
+            if (null == networkInterface)
+            {
+                return "rdma(" + address.getHostAddress() + ")";
+            }
+            final String name = networkInterface.getName();
+            return devices.deviceFor(name).orElse("rdma(" + name + ")");
+        }
+        catch (final SocketException | RuntimeException ex)
+        {
+            return "rdma(" + address.getHostAddress() + ")";
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.rivulet.transport.rdma.soft;
+
+import io.rivulet.transport.rdma.verbs.AddressHandle;
+import io.rivulet.transport.rdma.verbs.UdAddress;
+
+import java.net.InetSocketAddress;
+
+/**
+ * The route to a remote UD queue pair's device: its gid resolved to a socket address (UDP) or a fabric
+ * inbox. Thread-safe; the cached route is touched by the NIC thread only.
+ */
+final class SoftAddressHandle implements AddressHandle
+{
+    private final SoftVerbsContext context;
+    private final UdAddress destination;
+    private final InetSocketAddress socketAddress;
+    private Object route;
+    private volatile boolean closed;
+
+    SoftAddressHandle(final SoftVerbsContext context, final UdAddress destination, final InetSocketAddress address)
+    {
+        this.context = context;
+        this.destination = destination;
+        this.socketAddress = address;
+    }
+
+    @Override
+    public UdAddress destination()
+    {
+        return destination;
+    }
+
+    SoftVerbsContext context()
+    {
+        return context;
+    }
+
+    InetSocketAddress socketAddress()
+    {
+        return socketAddress;
+    }
+
+    Object route()
+    {
+        return route;
+    }
+
+    void route(final Object route)
+    {
+        this.route = route;
+    }
+
+    boolean isClosed()
+    {
+        return closed;
+    }
+
+    @Override
+    public void close()
+    {
+        closed = true;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SoftAddressHandle{" + destination + "}";
+    }
+}

@@ -1,0 +1,104 @@
+package io.rivulet.transport.rdma.soft;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An in-memory fabric joining soft devices of one JVM: RC connection requests find listeners by
+ * address and UD datagrams find devices by their gid, without sockets. Devices opened by a
+ * {@link SoftVerbsProvider} built with a fabric only reach other devices on the same fabric, which
+ * makes tests fast and deterministic and lets them run in parallel on separate fabrics.
+ *
+ * <p>Ports are simulated: port 0 asks the fabric for a free one, and the same port may be in use on
+ * the operating system at the same time. Thread-safe.
+ */
+public final class SoftFabric
+{
+    private static final SoftFabric SHARED = new SoftFabric();
+    private static final int FIRST_EPHEMERAL_PORT = 32768;
+    private static final int LAST_EPHEMERAL_PORT = 65535;
+
+    private final ConcurrentHashMap<InetSocketAddress, SoftListener> listeners = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<InetSocketAddress, MemoryDatagramPort> datagramPorts = new ConcurrentHashMap<>();
+    private final AtomicInteger nextPort = new AtomicInteger(FIRST_EPHEMERAL_PORT);
+
+    /** @return the fabric shared by the whole JVM. */
+    public static SoftFabric shared()
+    {
+        return SHARED;
+    }
+
+    /** @return how many RC listeners are bound. */
+    public int listenerCount()
+    {
+        return listeners.size();
+    }
+
+    InetSocketAddress bindListener(final InetSocketAddress address, final SoftListener listener) throws IOException
+    {
+        if (address.getPort() != 0)
+        {
+            if (listeners.putIfAbsent(address, listener) != null)
+            {
+                throw new IOException("address in use on the soft fabric: " + address);
+            }
+            return address;
+        }
+        for (int attempt = 0; attempt < LAST_EPHEMERAL_PORT - FIRST_EPHEMERAL_PORT; attempt++)
+        {
+            final InetSocketAddress candidate = new InetSocketAddress(address.getAddress(), ephemeralPort());
+            if (listeners.putIfAbsent(candidate, listener) == null)
+            {
+                return candidate;
+            }
+        }
+        throw new IOException("no free port on the soft fabric for " + address.getAddress());
+    }
+
+    void unbindListener(final InetSocketAddress address, final SoftListener listener)
+    {
+        listeners.remove(address, listener);
+    }
+
+    SoftListener listener(final InetSocketAddress address)
+    {
+        return listeners.get(address);
+    }
+
+    InetSocketAddress bindDatagramPort(final InetSocketAddress address, final MemoryDatagramPort port)
+    {
+        while (true)
+        {
+            final InetSocketAddress candidate = new InetSocketAddress(address.getAddress(), ephemeralPort());
+            if (datagramPorts.putIfAbsent(candidate, port) == null)
+            {
+                return candidate;
+            }
+        }
+    }
+
+    void unbindDatagramPort(final InetSocketAddress address, final MemoryDatagramPort port)
+    {
+        datagramPorts.remove(address, port);
+    }
+
+    MemoryDatagramPort datagramPort(final InetSocketAddress address)
+    {
+        return datagramPorts.get(address);
+    }
+
+    int ephemeralPort()
+    {
+        final int span = LAST_EPHEMERAL_PORT - FIRST_EPHEMERAL_PORT + 1;
+        final int next = nextPort.getAndIncrement();
+        return FIRST_EPHEMERAL_PORT + Math.floorMod(next - FIRST_EPHEMERAL_PORT, span);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SoftFabric{listeners=" + listeners.size() + ", datagramPorts=" + datagramPorts.size() + "}";
+    }
+}

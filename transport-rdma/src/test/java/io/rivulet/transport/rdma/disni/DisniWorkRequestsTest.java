@@ -1,0 +1,353 @@
+package io.rivulet.transport.rdma.disni;
+
+import com.ibm.disni.verbs.IbvMr;
+import com.ibm.disni.verbs.IbvQP;
+import com.ibm.disni.verbs.IbvQPInitAttr;
+import com.ibm.disni.verbs.IbvRecvWR;
+import com.ibm.disni.verbs.IbvSendWR;
+import com.ibm.disni.verbs.IbvWC;
+import com.ibm.disni.verbs.RdmaConnParam;
+import io.rivulet.transport.rdma.verbs.Access;
+import io.rivulet.transport.rdma.verbs.AddressHandle;
+import io.rivulet.transport.rdma.verbs.Opcode;
+import io.rivulet.transport.rdma.verbs.QueuePairConfig;
+import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
+import io.rivulet.transport.rdma.verbs.SendWorkRequest;
+import io.rivulet.transport.rdma.verbs.UdAddress;
+import io.rivulet.transport.rdma.verbs.VerbsException;
+import io.rivulet.transport.rdma.verbs.WcOpcode;
+import io.rivulet.transport.rdma.verbs.WcStatus;
+import io.rivulet.transport.rdma.verbs.WorkCompletion;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DisniWorkRequestsTest
+{
+    private static QueuePairConfig config(final int maxInline, final int retry, final int rnrRetry)
+    {
+        return new QueuePairConfig(null, null, null, 64, 128, maxInline, retry, rnrRetry, 0);
+    }
+
+    @Test
+    void shouldMapSpiSendFlagsToIbverbsBits()
+    {
+        assertThat(DisniWorkRequests.ibvSendFlags(0)).isZero();
+        assertThat(DisniWorkRequests.ibvSendFlags(SendWorkRequest.SIGNALED)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+        assertThat(DisniWorkRequests.ibvSendFlags(SendWorkRequest.INLINE)).isEqualTo(IbvSendWR.IBV_SEND_INLINE);
+        assertThat(DisniWorkRequests.ibvSendFlags(SendWorkRequest.FENCE)).isEqualTo(IbvSendWR.IBV_SEND_FENCE);
+        assertThat(DisniWorkRequests.ibvSendFlags(SendWorkRequest.SIGNALED | SendWorkRequest.INLINE | SendWorkRequest.FENCE))
+            .isEqualTo(IbvSendWR.IBV_SEND_SIGNALED | IbvSendWR.IBV_SEND_INLINE | IbvSendWR.IBV_SEND_FENCE);
+        // the SPI's bits are not ibverbs' bits: passing them through would turn SIGNALED into FENCE
+        assertThat(SendWorkRequest.SIGNALED).isNotEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+    }
+
+    @Test
+    void shouldMapOpcodesToDisniConstants() throws VerbsException
+    {
+        assertThat(DisniWorkRequests.ibvOpcode(Opcode.SEND)).isEqualTo(IbvSendWR.IBV_WR_SEND);
+        assertThat(DisniWorkRequests.ibvOpcode(Opcode.SEND_WITH_IMM)).isEqualTo(IbvSendWR.IBV_WR_SEND_WITH_IMM);
+        assertThat(DisniWorkRequests.ibvOpcode(Opcode.RDMA_WRITE)).isEqualTo(IbvSendWR.IBV_WR_RDMA_WRITE);
+        assertThat(DisniWorkRequests.ibvOpcode(Opcode.RDMA_WRITE_WITH_IMM)).isEqualTo(IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM);
+        assertThat(DisniWorkRequests.ibvOpcode(Opcode.RDMA_READ)).isEqualTo(IbvSendWR.IBV_WR_RDMA_READ);
+    }
+
+    @Test
+    void shouldRefuseAtomicsNamingTheMissingExtension()
+    {
+        for (final Opcode atomic : new Opcode[] {Opcode.ATOMIC_CMP_AND_SWP, Opcode.ATOMIC_FETCH_AND_ADD})
+        {
+            assertThatThrownBy(() -> DisniWorkRequests.ibvOpcode(atomic))
+                .isInstanceOf(VerbsException.class)
+                .hasMessageContaining("not supported by DiSNI 2.1")
+                .hasMessageContaining("JNI extension (issue: RDMA UD fan-out)");
+            final SendWorkRequest request = new SendWorkRequest().opcode(atomic).addSge(0x1000, 8, 1).remote(0x2000, 2);
+            assertThatThrownBy(() -> DisniWorkRequests.validateSend(request, 0))
+                .isInstanceOf(VerbsException.class)
+                .hasMessageContaining(atomic.name())
+                .hasMessageContaining("not supported by DiSNI 2.1");
+        }
+    }
+
+    @Test
+    void shouldGiveEveryOpcodeAndSgeCountItsOwnShape()
+    {
+        final Set<Integer> shapes = new HashSet<>();
+        for (final Opcode opcode : Opcode.values())
+        {
+            for (int sges = 0; sges <= SendWorkRequest.MAX_SGE; sges++)
+            {
+                final int shape = DisniWorkRequests.shape(opcode, sges);
+                assertThat(shape).isBetween(0, DisniWorkRequests.SHAPES - 1);
+                assertThat(shapes.add(shape)).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void shouldBuildWriteWithLocalKeysInSgesAndRemoteKeyInRdma() throws VerbsException
+    {
+        final SendWorkRequest request = new SendWorkRequest()
+            .wrId(42)
+            .opcode(Opcode.RDMA_WRITE)
+            .flags(SendWorkRequest.SIGNALED)
+            .addSge(0x1000, 100, 0x11)
+            .addSge(0x2000, 200, 0x12)
+            .remote(0xABC000L, 0x77);
+
+        final IbvSendWR wr = DisniWorkRequests.toIbvSendWr(request);
+
+        assertThat(wr.getWr_id()).isEqualTo(42);
+        assertThat(wr.getOpcode()).isEqualTo(IbvSendWR.IBV_WR_RDMA_WRITE);
+        assertThat(wr.getSend_flags()).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+        assertThat(wr.getNum_sge()).isEqualTo(2);
+        assertThat(wr.getSg_list()).hasSize(2);
+        assertThat(wr.getSge(0).getAddr()).isEqualTo(0x1000);
+        assertThat(wr.getSge(0).getLength()).isEqualTo(100);
+        assertThat(wr.getSge(0).getLkey()).isEqualTo(0x11);
+        assertThat(wr.getSge(1).getAddr()).isEqualTo(0x2000);
+        assertThat(wr.getSge(1).getLkey()).isEqualTo(0x12);
+        assertThat(wr.getRdma().getRemote_addr()).isEqualTo(0xABC000L);
+        assertThat(wr.getRdma().getRkey()).isEqualTo(0x77);
+        assertThat(wr.getImm_data()).isZero();
+    }
+
+    @Test
+    void shouldLeaveRemoteFieldsEmptyForSend() throws VerbsException
+    {
+        final IbvSendWR wr = DisniWorkRequests.toIbvSendWr(
+            new SendWorkRequest().opcode(Opcode.SEND).addSge(0x1000, 10, 1).remote(0x5000, 9));
+
+        assertThat(wr.getOpcode()).isEqualTo(IbvSendWR.IBV_WR_SEND);
+        assertThat(wr.getRdma().getRemote_addr()).isZero();
+        assertThat(wr.getRdma().getRkey()).isZero();
+    }
+
+    @Test
+    void shouldWriteImmediateDataInNetworkByteOrder() throws VerbsException
+    {
+        final int value = 0x01020304;
+        final IbvSendWR wr = DisniWorkRequests.toIbvSendWr(
+            new SendWorkRequest().opcode(Opcode.RDMA_WRITE_WITH_IMM).immData(value).addSge(0x1000, 4, 1).remote(0x2000, 2));
+
+        // DiSNI stores the int in host order; the bytes on the wire must be 01 02 03 04 (big endian)
+        final ByteBuffer nativeField = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, wr.getImm_data());
+        assertThat(nativeField.array()).containsExactly(1, 2, 3, 4);
+        assertThat(DisniWorkRequests.fromWireImmData(DisniWorkRequests.toWireImmData(value))).isEqualTo(value);
+        assertThat(DisniWorkRequests.hasImmData(Opcode.SEND_WITH_IMM)).isTrue();
+        assertThat(DisniWorkRequests.hasImmData(Opcode.RDMA_WRITE)).isFalse();
+    }
+
+    @Test
+    void shouldBuildReceiveWithOneSge()
+    {
+        final IbvRecvWR wr = DisniWorkRequests.toIbvRecvWr(new ReceiveWorkRequest().set(7, 0x3000, 4096, 0x21));
+
+        assertThat(wr.getWr_id()).isEqualTo(7);
+        assertThat(wr.getNum_sge()).isEqualTo(1);
+        assertThat(wr.getSg_list().get(0).getAddr()).isEqualTo(0x3000);
+        assertThat(wr.getSg_list().get(0).getLength()).isEqualTo(4096);
+        assertThat(wr.getSg_list().get(0).getLkey()).isEqualTo(0x21);
+    }
+
+    @Test
+    void shouldTranslateReceiveWithImmediate()
+    {
+        final IbvWC wc = new IbvWC();
+        wc.setWr_id(99);
+        wc.setStatus(0);
+        wc.setOpcode(DisniWorkRequests.IBV_WC_RECV_RDMA_WITH_IMM);
+        wc.setByte_len(512);
+        wc.setWc_flags(DisniWorkRequests.IBV_WC_WITH_IMM);
+        wc.setImm_data(DisniWorkRequests.toWireImmData(0xCAFE));
+        wc.setQp_num(0x123);
+        wc.setSrc_qp(0x456);
+
+        final WorkCompletion completion = DisniWorkRequests.toCompletion(wc, new WorkCompletion(), 0);
+
+        assertThat(completion.wrId()).isEqualTo(99);
+        assertThat(completion.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(completion.opcode()).isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
+        assertThat(completion.byteLength()).isEqualTo(512);
+        assertThat(completion.hasImmData()).isTrue();
+        assertThat(completion.immData()).isEqualTo(0xCAFE);
+        assertThat(completion.qpNumber()).isEqualTo(0x123);
+        assertThat(completion.sourceQpNumber()).isEqualTo(0x456);
+    }
+
+    @Test
+    void shouldIgnoreImmediateFieldWithoutTheFlag()
+    {
+        final IbvWC wc = new IbvWC();
+        wc.setStatus(0);
+        wc.setOpcode(DisniWorkRequests.IBV_WC_RECV);
+        wc.setImm_data(1234);
+        wc.setWc_flags(1); // IBV_WC_GRH only
+
+        final WorkCompletion completion = DisniWorkRequests.toCompletion(wc, new WorkCompletion(), 0);
+
+        assertThat(completion.opcode()).isEqualTo(WcOpcode.RECV);
+        assertThat(completion.hasImmData()).isFalse();
+        assertThat(completion.immData()).isZero();
+    }
+
+    @Test
+    void shouldNotReportStaleFieldsOfAnErrorCompletion()
+    {
+        final IbvWC wc = new IbvWC();
+        // what the slot held from an earlier successful completion: DiSNI does not overwrite it for errors
+        wc.setByte_len(4096);
+        wc.setWc_flags(DisniWorkRequests.IBV_WC_WITH_IMM);
+        wc.setImm_data(5);
+        wc.setQp_num(0x999);
+        // the error itself
+        wc.setWr_id(17);
+        wc.setStatus(12);
+        wc.setOpcode(0);
+
+        final WorkCompletion completion = DisniWorkRequests.toCompletion(wc, new WorkCompletion(), 0x42);
+
+        assertThat(completion.wrId()).isEqualTo(17);
+        assertThat(completion.status()).isEqualTo(WcStatus.RETRY_EXCEEDED_ERROR);
+        assertThat(completion.byteLength()).isZero();
+        assertThat(completion.hasImmData()).isFalse();
+        assertThat(completion.qpNumber()).isEqualTo(0x42);
+    }
+
+    @Test
+    void shouldMapStatusCodesLikeIbverbs()
+    {
+        for (final IbvWC.IbvWcStatus status : IbvWC.IbvWcStatus.values())
+        {
+            final IbvWC wc = new IbvWC();
+            wc.setStatus(status.ordinal());
+            final WcStatus mapped = DisniWorkRequests.toCompletion(wc, new WorkCompletion(), 0).status();
+            assertThat(mapped.code() == status.ordinal() || mapped == WcStatus.GENERAL_ERROR)
+                .as("%s -> %s", status, mapped).isTrue();
+        }
+        final IbvWC flush = new IbvWC();
+        flush.setStatus(IbvWC.IbvWcStatus.IBV_WC_WR_FLUSH_ERR.ordinal());
+        assertThat(DisniWorkRequests.toCompletion(flush, new WorkCompletion(), 0).status())
+            .isEqualTo(WcStatus.WR_FLUSH_ERROR);
+        final IbvWC remoteAccess = new IbvWC();
+        remoteAccess.setStatus(IbvWC.IbvWcStatus.IBV_WC_REM_ACCESS_ERR.ordinal());
+        assertThat(DisniWorkRequests.toCompletion(remoteAccess, new WorkCompletion(), 0).status())
+            .isEqualTo(WcStatus.REMOTE_ACCESS_ERROR);
+    }
+
+    @Test
+    void shouldMapCompletionOpcodesLikeDisni()
+    {
+        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_SEND.getOpcode())).isEqualTo(WcOpcode.SEND);
+        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RDMA_WRITE.getOpcode())).isEqualTo(WcOpcode.RDMA_WRITE);
+        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RDMA_READ.getOpcode())).isEqualTo(WcOpcode.RDMA_READ);
+        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_COMP_SWAP.getOpcode())).isEqualTo(WcOpcode.COMP_SWAP);
+        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_FETCH_ADD.getOpcode())).isEqualTo(WcOpcode.FETCH_ADD);
+        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RECV.getOpcode())).isEqualTo(WcOpcode.RECV);
+        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RECV_RDMA_WITH_IMM.getOpcode()))
+            .isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
+        assertThat(DisniWorkRequests.wcOpcode(130)).isEqualTo(WcOpcode.RECV);
+        assertThat(DisniWorkRequests.wcOpcode(5)).isEqualTo(WcOpcode.SEND);
+    }
+
+    @Test
+    void shouldPassAccessBitsThroughUnchangedAndRefuseWhatIbvRegMrRejects() throws VerbsException
+    {
+        assertThat(Access.LOCAL_WRITE).isEqualTo(IbvMr.IBV_ACCESS_LOCAL_WRITE);
+        assertThat(Access.REMOTE_WRITE).isEqualTo(IbvMr.IBV_ACCESS_REMOTE_WRITE);
+        assertThat(Access.REMOTE_READ).isEqualTo(IbvMr.IBV_ACCESS_REMOTE_READ);
+        assertThat(Access.REMOTE_ATOMIC).isEqualTo(IbvMr.IBV_ACCESS_REMOTE_ATOMIC);
+
+        final int all = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
+        assertThat(DisniWorkRequests.ibvAccess(all)).isEqualTo(all);
+        assertThat(DisniWorkRequests.ibvAccess(0)).isZero();
+        assertThat(DisniWorkRequests.ibvAccess(Access.REMOTE_READ)).isEqualTo(IbvMr.IBV_ACCESS_REMOTE_READ);
+
+        assertThatThrownBy(() -> DisniWorkRequests.ibvAccess(Access.REMOTE_WRITE))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("LOCAL_WRITE");
+        assertThatThrownBy(() -> DisniWorkRequests.ibvAccess(Access.REMOTE_ATOMIC | Access.REMOTE_READ))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("LOCAL_WRITE");
+        assertThatThrownBy(() -> DisniWorkRequests.ibvAccess(1 << 6))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("unknown access bits 0x40");
+    }
+
+    @Test
+    void shouldRefuseInlineSendsAboveTheQueuePairLimit() throws VerbsException
+    {
+        final SendWorkRequest small = new SendWorkRequest().flags(SendWorkRequest.INLINE).addSge(0x1000, 64, 0);
+        DisniWorkRequests.validateSend(small, 64);
+
+        final SendWorkRequest large = new SendWorkRequest().flags(SendWorkRequest.INLINE)
+            .addSge(0x1000, 60, 0).addSge(0x2000, 8, 0);
+        assertThatThrownBy(() -> DisniWorkRequests.validateSend(large, 64))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("68 bytes").hasMessageContaining("maxInlineData 64");
+        assertThatThrownBy(() -> DisniWorkRequests.validateSend(small, 0))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("maxInlineData 0");
+
+        final SendWorkRequest inlineRead = new SendWorkRequest().opcode(Opcode.RDMA_READ)
+            .flags(SendWorkRequest.INLINE).addSge(0x1000, 8, 0).remote(0x2000, 1);
+        assertThatThrownBy(() -> DisniWorkRequests.validateSend(inlineRead, 64))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("RDMA_READ");
+    }
+
+    @Test
+    void shouldRefuseUdDestinationsNegativeLengthsAndUnknownFlags()
+    {
+        final AddressHandle handle = new AddressHandle()
+        {
+            @Override
+            public UdAddress destination()
+            {
+                return new UdAddress("gid", 1, 2);
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        };
+        assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+            new SendWorkRequest().addSge(0x1000, 8, 0).ud(handle, 5, 6), 0))
+            .isInstanceOf(VerbsException.class)
+            .hasMessageContaining("UD queue pairs are not supported by DiSNI 2.1")
+            .hasMessageContaining("JNI extension");
+        assertThatThrownBy(() -> DisniWorkRequests.validateSend(new SendWorkRequest().addSge(0x1000, -1, 0), 0))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("negative length");
+        assertThatThrownBy(() -> DisniWorkRequests.validateSend(new SendWorkRequest().flags(1 << 5), 0))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("unknown send flags 0x20");
+    }
+
+    @Test
+    void shouldCreateRcQueuePairsWithTheConfiguredInlineLimit()
+    {
+        final IbvQPInitAttr attr = DisniWorkRequests.rcInitAttr(config(220, 7, 7));
+
+        assertThat(attr.getQp_type()).isEqualTo(IbvQP.IBV_QPT_RC);
+        assertThat(attr.cap().getMax_send_wr()).isEqualTo(64);
+        assertThat(attr.cap().getMax_recv_wr()).isEqualTo(128);
+        assertThat(attr.cap().getMax_inline_data()).isEqualTo(220);
+        assertThat(attr.cap().getMax_send_sge()).isEqualTo(SendWorkRequest.MAX_SGE);
+        assertThat(attr.getSq_sig_all()).isZero();
+    }
+
+    @Test
+    void shouldSetRetryCountsExplicitlyBecauseDisniDefaultsThemToZero() throws Exception
+    {
+        assertThat(new RdmaConnParam().getRetry_count()).isZero();
+        assertThat(new RdmaConnParam().getRnr_retry_count()).isZero();
+
+        final RdmaConnParam infinite = DisniWorkRequests.connParam(config(0, 7, 7));
+        assertThat(infinite.getRetry_count()).isEqualTo((byte)7);
+        assertThat(infinite.getRnr_retry_count()).isEqualTo((byte)7);
+
+        final RdmaConnParam custom = DisniWorkRequests.connParam(config(0, 3, 5));
+        assertThat(custom.getRetry_count()).isEqualTo((byte)3);
+        assertThat(custom.getRnr_retry_count()).isEqualTo((byte)5);
+    }
+}

@@ -1,0 +1,157 @@
+package io.rivulet.transport.rdma;
+
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+
+/**
+ * Parses and formats the {@code host:port} addresses of the transport SPI; RDMA CM binds and resolves
+ * IP addresses and ports like TCP, so the syntax is the same. IPv6 hosts are written in brackets, as in
+ * {@code [::1]:7070}.
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class RdmaAddress
+{
+    private static final int MAX_PORT = 65535;
+
+    private RdmaAddress()
+    {
+    }
+
+    /**
+     * Parses an address and resolves its host. IP literals resolve without any lookup; a host name may
+     * block on DNS, which is acceptable only because listening and connecting are control-plane work.
+     *
+     * @param address {@code host:port} or {@code [v6]:port}; port 0 asks for an ephemeral port.
+     * @return the resolved socket address.
+     * @throws IllegalArgumentException when the text is not a valid address; the message names it.
+     * @throws UnknownHostException     when the host cannot be resolved; the message names the address.
+     */
+    static InetSocketAddress resolve(final String address) throws UnknownHostException
+    {
+        if (null == address)
+        {
+            throw new IllegalArgumentException("invalid address null: expected host:port");
+        }
+
+        final String host;
+        final int portIndex;
+        if (address.startsWith("["))
+        {
+            final int end = address.indexOf(']');
+            if (end < 0 || end + 1 >= address.length() || address.charAt(end + 1) != ':')
+            {
+                throw invalid(address, "expected [ipv6]:port");
+            }
+            host = address.substring(1, end);
+            if (host.indexOf(':') < 0)
+            {
+                throw invalid(address, "only an IPv6 literal may be written in brackets");
+            }
+            portIndex = end + 2;
+        }
+        else
+        {
+            final int colon = address.lastIndexOf(':');
+            if (colon < 0)
+            {
+                throw invalid(address, "expected host:port");
+            }
+            host = address.substring(0, colon);
+            if (host.indexOf(':') >= 0)
+            {
+                throw invalid(address, "an IPv6 host must be in brackets, as in [::1]:7070");
+            }
+            portIndex = colon + 1;
+        }
+
+        if (host.isEmpty() || !isHostText(host))
+        {
+            throw invalid(address, "missing or malformed host");
+        }
+        final int port = parsePort(address, portIndex);
+
+        try
+        {
+            return new InetSocketAddress(InetAddress.getByName(host), port);
+        }
+        catch (final UnknownHostException ex)
+        {
+            final UnknownHostException named = new UnknownHostException("unknown host in address " + address);
+            named.initCause(ex);
+            throw named;
+        }
+    }
+
+    /**
+     * @param socketAddress an {@link InetSocketAddress} as returned by RDMA CM.
+     * @return it as {@code host:port}, or {@code [v6]:port} for IPv6.
+     */
+    static String format(final SocketAddress socketAddress)
+    {
+        if (!(socketAddress instanceof InetSocketAddress))
+        {
+            return String.valueOf(socketAddress);
+        }
+
+        final InetSocketAddress inetSocketAddress = (InetSocketAddress)socketAddress;
+        final InetAddress inetAddress = inetSocketAddress.getAddress();
+        final String host = null == inetAddress ? inetSocketAddress.getHostString() : inetAddress.getHostAddress();
+
+        return inetAddress instanceof Inet6Address ?
+            "[" + host + "]:" + inetSocketAddress.getPort() :
+            host + ":" + inetSocketAddress.getPort();
+    }
+
+    private static int parsePort(final String address, final int portIndex)
+    {
+        final int length = address.length() - portIndex;
+        if (length < 1 || length > 5)
+        {
+            throw invalid(address, "missing or malformed port");
+        }
+
+        int port = 0;
+        for (int i = portIndex; i < address.length(); i++)
+        {
+            final char c = address.charAt(i);
+            if (c < '0' || c > '9')
+            {
+                throw invalid(address, "missing or malformed port");
+            }
+            port = port * 10 + (c - '0');
+        }
+
+        if (port > MAX_PORT)
+        {
+            throw invalid(address, "port " + port + " is over " + MAX_PORT);
+        }
+
+        return port;
+    }
+
+    private static boolean isHostText(final String host)
+    {
+        // Reject spaces, slashes and the like early so the user sees their own text, not a resolver error.
+        for (int i = 0; i < host.length(); i++)
+        {
+            final char c = host.charAt(i);
+            final boolean valid = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '.' || c == '-' || c == '_' || c == ':' || c == '%';
+            if (!valid)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private static IllegalArgumentException invalid(final String address, final String reason)
+    {
+        return new IllegalArgumentException("invalid address '" + address + "': " + reason);
+    }
+}

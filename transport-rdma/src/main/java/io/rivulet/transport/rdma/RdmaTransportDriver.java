@@ -1,0 +1,343 @@
+package io.rivulet.transport.rdma;
+
+import io.rivulet.spi.TransportDriver;
+import io.rivulet.spi.TransportSettings;
+import io.rivulet.transport.rdma.verbs.CmConnection;
+import io.rivulet.transport.rdma.verbs.CmListener;
+import io.rivulet.transport.rdma.verbs.CompletionQueue;
+import io.rivulet.transport.rdma.verbs.ProtectionDomain;
+import io.rivulet.transport.rdma.verbs.QueuePairConfig;
+import io.rivulet.transport.rdma.verbs.VerbsContext;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+
+/**
+ * One node's RDMA transport: a device context, a protection domain, a {@link MemoryPool} registered at
+ * start, and the listeners, connectors and {@link RdmaLink}s (RC queue pairs) made from them. No thread
+ * of its own: {@link #doWork(long)} polls the connection manager without blocking.
+ *
+ * <p>Each link gets its own send and receive completion queues so that the sender thread can reap its
+ * sends while the conductor polls its receives, with no completion of one link seen by the other's
+ * owner.
+ *
+ * <p>Not thread-safe: every method, and every method of the listeners and connectors it creates, is
+ * for the one conductor thread that owns it; links follow {@link io.rivulet.spi.ReliableLink}'s split.
+ */
+public final class RdmaTransportDriver implements TransportDriver
+{
+    /** Connection requests a listener lets the connection manager queue. */
+    public static final int LISTEN_BACKLOG = 1024;
+    /** RC transport retries before a send fails (the most ibverbs allows). */
+    public static final int RETRY_COUNT = 7;
+    /** RC receiver-not-ready retries: 7 retries forever on hardware; credits keep it from happening. */
+    public static final int RNR_RETRY_COUNT = 7;
+
+    private final RdmaTransport transport;
+    private final TransportSettings settings;
+    private final LinkLayout layout;
+    private final VerbsContext context;
+    private final ProtectionDomain pd;
+    private final MemoryPool memoryPool;
+    private final String providerName;
+    private final ArrayList<RdmaLinkListener> listeners = new ArrayList<>();
+    private final ArrayList<RdmaLinkConnector> connectors = new ArrayList<>();
+    private final ArrayList<RdmaLink> links = new ArrayList<>();
+    private long nowNs = System.nanoTime();
+    private boolean closed;
+
+    RdmaTransportDriver(
+        final RdmaTransport transport,
+        final TransportSettings settings,
+        final String providerName,
+        final VerbsContext context,
+        final int maxLinks,
+        final int linksPerSlab,
+        final int userRegionLength) throws IOException
+    {
+        this.transport = transport;
+        this.settings = settings;
+        this.providerName = providerName;
+        this.context = context;
+        this.layout = LinkLayout.of(settings);
+
+        ProtectionDomain pd = null;
+        try
+        {
+            pd = context.allocateProtectionDomain();
+            memoryPool = new MemoryPool(pd, layout, maxLinks, linksPerSlab, userRegionLength);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            closeQuietly(pd);
+            throw ex;
+        }
+        this.pd = pd;
+    }
+
+    /** @return the settings the driver's links honour. */
+    public TransportSettings settings()
+    {
+        return settings;
+    }
+
+    /** @return the per-link sizes. */
+    public LinkLayout layout()
+    {
+        return layout;
+    }
+
+    /** @return the registered memory of this driver; {@link MemoryPool#allocate(int)} is for applications. */
+    public MemoryPool memoryPool()
+    {
+        return memoryPool;
+    }
+
+    /** @return the name of the verbs provider in use ("soft", "disni"). */
+    public String providerName()
+    {
+        return providerName;
+    }
+
+    /** @return the device in use. */
+    public String deviceName()
+    {
+        return context.deviceName();
+    }
+
+    /** @return the device context, for provider-specific counters; conductor thread. */
+    public VerbsContext verbsContext()
+    {
+        return context;
+    }
+
+    /** @return links open now; conductor thread. */
+    public int linkCount()
+    {
+        return links.size();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException when the address is malformed.
+     */
+    @Override
+    public RdmaLinkListener listen(final String address) throws IOException
+    {
+        ensureOpen();
+        final InetSocketAddress socketAddress = RdmaAddress.resolve(address);
+        final CmListener cmListener;
+        try
+        {
+            cmListener = context.listen(socketAddress, LISTEN_BACKLOG);
+        }
+        catch (final IOException ex)
+        {
+            throw new IOException("cannot listen on " + address + ": " + ex.getMessage(), ex);
+        }
+
+        final RdmaLinkListener listener = new RdmaLinkListener(this, cmListener);
+        listeners.add(listener);
+
+        return listener;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Creates the queue pair and posts its receives at once; a refusal is reported by the
+     * connector's {@code poll()}.
+     *
+     * @throws IllegalArgumentException when the address is malformed.
+     */
+    @Override
+    public RdmaLinkConnector connect(final String address) throws IOException
+    {
+        ensureOpen();
+        final InetSocketAddress socketAddress = RdmaAddress.resolve(address);
+        final RdmaLinkConnector connector;
+        try
+        {
+            connector = new RdmaLinkConnector(this, address, newLink(config -> context.connect(socketAddress, config)));
+        }
+        catch (final ConnectException ex)
+        {
+            return new RdmaLinkConnector(this, address, RdmaLinkConnector.failure(address, ex));
+        }
+        catch (final IOException ex)
+        {
+            throw RdmaLinkConnector.failure(address, ex);
+        }
+        connectors.add(connector);
+
+        return connector;
+    }
+
+    /**
+     * Polls the connection manager of every listener (new requests, handshakes completing) and connector
+     * without blocking.
+     *
+     * @param nowNs the cycle's clock, for handshake timeouts.
+     * @return connection events handled.
+     */
+    @Override
+    public int doWork(final long nowNs)
+    {
+        if (closed)
+        {
+            return 0;
+        }
+
+        this.nowNs = nowNs;
+        int work = 0;
+        for (int i = listeners.size() - 1; i >= 0; i--)
+        {
+            work += listeners.get(i).doWork(nowNs);
+        }
+        for (int i = connectors.size() - 1; i >= 0; i--)
+        {
+            work += connectors.get(i).doWork();
+        }
+
+        return work;
+    }
+
+    /** @return true until {@link #close()}. */
+    public boolean isOpen()
+    {
+        return !closed;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Closes listeners, connectors and links (their queue pairs and completion queues), then the memory
+     * pool, the protection domain and the device context.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+
+        for (int i = listeners.size() - 1; i >= 0; i--)
+        {
+            listeners.get(i).close();
+        }
+        for (int i = connectors.size() - 1; i >= 0; i--)
+        {
+            connectors.get(i).close();
+        }
+        for (int i = links.size() - 1; i >= 0; i--)
+        {
+            links.get(i).close();
+        }
+        listeners.clear();
+        connectors.clear();
+        links.clear();
+
+        closeQuietly(memoryPool);
+        closeQuietly(pd);
+        closeQuietly(context);
+        transport.onDriverClosed(this);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "RdmaTransportDriver{provider=" + providerName + ", links=" + links.size() + (closed ? ", closed}" : "}");
+    }
+
+    /** Creates an RC connection's queue pair for a new link. */
+    @FunctionalInterface
+    interface ConnectionFactory
+    {
+        CmConnection create(QueuePairConfig config) throws IOException;
+    }
+
+    /**
+     * Sets up a link: borrows its memory, creates its completion queues, has the factory create the
+     * queue pair (connect or accept), and posts the receives. All or nothing.
+     */
+    RdmaLink newLink(final ConnectionFactory factory) throws IOException
+    {
+        ensureOpen();
+        final MemoryPool.Stripe stripe = memoryPool.borrow();
+        CompletionQueue sendCq = null;
+        CompletionQueue receiveCq = null;
+        CmConnection connection = null;
+        try
+        {
+            // Every send may complete with an error when the queue pair fails, signalled or not.
+            sendCq = context.createCompletionQueue(layout.maxSendWorkRequests());
+            receiveCq = context.createCompletionQueue(layout.receiveCount());
+            final QueuePairConfig config = new QueuePairConfig(pd, sendCq, receiveCq,
+                layout.maxSendWorkRequests(), layout.receiveCount(), 0, RETRY_COUNT, RNR_RETRY_COUNT, 0);
+            connection = factory.create(config);
+
+            final RdmaLink link = new RdmaLink(this, connection, sendCq, receiveCq, stripe, layout, nowNs);
+            link.postInitialReceives();
+            links.add(link);
+
+            return link;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            closeQuietly(connection);
+            closeQuietly(sendCq);
+            closeQuietly(receiveCq);
+            memoryPool.release(stripe);
+            throw ex;
+        }
+    }
+
+    void onLinkClosed(final RdmaLink link, final MemoryPool.Stripe stripe)
+    {
+        links.remove(link);
+        memoryPool.release(stripe);
+    }
+
+    void onListenerClosed(final RdmaLinkListener listener)
+    {
+        listeners.remove(listener);
+    }
+
+    void onConnectorDone(final RdmaLinkConnector connector)
+    {
+        connectors.remove(connector);
+    }
+
+    long nowNs()
+    {
+        return nowNs;
+    }
+
+    static void closeQuietly(final AutoCloseable closeable)
+    {
+        if (null != closeable)
+        {
+            try
+            {
+                closeable.close();
+            }
+            catch (final Exception ignore)
+            {
+                // Closing is best effort; the resource is unusable either way.
+            }
+        }
+    }
+
+    private void ensureOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("RdmaTransportDriver is closed");
+        }
+    }
+}

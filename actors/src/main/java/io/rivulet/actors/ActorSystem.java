@@ -1,0 +1,1042 @@
+package io.rivulet.actors;
+
+import io.rivulet.ConfigurationException;
+import io.rivulet.Message;
+import io.rivulet.MessageTooLargeException;
+import io.rivulet.ProtocolViolationException;
+import io.rivulet.Responder;
+import io.rivulet.Rivulet;
+import io.rivulet.RivuletException;
+import io.rivulet.Server;
+import io.rivulet.actors.wire.RouteKind;
+import io.rivulet.actors.wire.TerminationReason;
+import org.agrona.SystemUtil;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+import java.util.regex.Pattern;
+
+/**
+ * Actors on a Rivulet node: spawn them from behaviours, find them by path, watch them, across nodes.
+ *
+ * <pre>{@code
+ * try (Rivulet node = Rivulet.launch();
+ *      ActorSystem actors = ActorSystem.on(node, "127.0.0.1:7070"))          // hosts actors others can reach
+ * {
+ *     ActorRef<QuoteRequest> pricing = actors.spawn("pricing", pricingBehavior);
+ *     ActorRef<QuoteRequest> remote = actors.lookup("rivulet://10.0.0.2:7070/pricing", QuoteRequest.class);
+ *     Quote quote = remote.ask(new QuoteRequest("EURUSD"), Quote.class, Duration.ofSeconds(1)).block();
+ * }
+ * }</pre>
+ *
+ * <p><b>Paths.</b> An actor's path is {@code rivulet://host:port/name}, where {@code host:port} is the
+ * address this system is bound to ({@link #on(Rivulet, String)}); a system that is not bound can reach other
+ * nodes' actors but its own are only local, with paths {@code rivulet://local/name}. {@link #lookup} of a path
+ * of this system gives a local ref; any other gives a remote ref, and the same code works with both.
+ *
+ * <p><b>Remote messaging</b> is built on the public Rivulet API over whatever transport the node uses (TCP,
+ * RDMA). This system connects once to each remote node it talks to. Tells and asks to one remote actor travel
+ * on one request-channel (opened on first use, metadata {@code Route(CHANNEL)}), which keeps each sender's
+ * order and carries back-pressure as credits; replies come back on the same channel; a stream reply is
+ * claimed with a request-stream (metadata {@code Route(STREAM)}), so its elements flow under the asker's
+ * demand; a watch is a request-response (metadata {@code Route(WATCH)}) answered when the actor terminates,
+ * or failed when the connection closes or keepalive declares the peer lost. Message bodies go through
+ * {@link Serializer}s (SBE via {@link SbeSerializer}). The wire envelopes are in {@code sbe/rivulet-actors.xml}.
+ *
+ * <p><b>Threads.</b> Behaviours run on a dispatcher of {@link Context#dispatcherThreads} threads (a
+ * {@link ForkJoinPool}); one timer thread runs back-off restarts, ask timeouts and retries. The node's engine
+ * threads only move envelopes in and out of mailboxes and queues.
+ *
+ * <p>Closing the system stops its actors (watchers get {@link Terminated.Reason#STOPPED}), ends its channels
+ * and connections and its dispatcher; it does not close the node.
+ *
+ * <p>Thread-safe.
+ */
+public final class ActorSystem implements AutoCloseable
+{
+    /** The scheme of actor paths. */
+    public static final String SCHEME = "rivulet://";
+    /** The authority of the paths of a system that is not bound. */
+    public static final String UNBOUND = "local";
+
+    static final int MAX_BATCH_ENTRIES = 1024;
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._~-]{0,127}");
+    private static final System.Logger LOGGER = System.getLogger(ActorSystem.class.getName());
+    private static final AtomicInteger SYSTEM_IDS = new AtomicInteger();
+
+    private final Rivulet node;
+    private final Context context;
+    private final ActorCounters counters = new ActorCounters();
+    private final long incarnation = ThreadLocalRandom.current().nextLong() | 1;
+    private final AtomicLong correlationIds = new AtomicLong();
+    private final SerializerRegistry serializers;
+    private final AbstractReplier noReply;
+    private final ConcurrentHashMap<String, ActorCell<?>> actors = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
+    private final Set<InboundChannel> channels = ConcurrentHashMap.newKeySet();
+    private final StreamSlots streams = new StreamSlots(this);
+    private final Peers peers;
+    private final ForkJoinPool dispatcher;
+    private final ScheduledThreadPoolExecutor timer;
+    private final Scheduler timerScheduler;
+    private final int maxBatchBytes;
+    private final int maxEnvelopeLength;
+    private final Server server;
+    private final String address;
+    private volatile boolean closed;
+
+    private ActorSystem(final Rivulet node, final Context context)
+    {
+        this.node = node;
+        this.context = context;
+        final int id = SYSTEM_IDS.incrementAndGet();
+        final List<Serializer<?>> all = new ArrayList<>();
+        all.add(Serializers.string());
+        all.add(Serializers.bytes());
+        all.add(Serializers.longs());
+        all.addAll(context.serializers());
+        this.serializers = new SerializerRegistry(all);
+        this.noReply = new AbstractReplier.None(counters);
+        this.peers = new Peers(node);
+        final int maxFrameLength = node.context().maxFrameLength();
+        this.maxBatchBytes = Math.max(128, Math.min(maxFrameLength - 64, 64 * 1024));
+        this.maxEnvelopeLength = node.context().maxMessageLength() - Envelopes.ENTRY_PREFIX;
+        this.dispatcher = new ForkJoinPool(context.dispatcherThreads(), pool ->
+        {
+            final ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+            thread.setName("rivulet-actors-" + id + "-" + thread.getPoolIndex());
+            thread.setDaemon(true);
+            return thread;
+        }, (thread, error) -> reportError(error), true);
+        this.timer = new ScheduledThreadPoolExecutor(1, runnable ->
+        {
+            final Thread thread = new Thread(runnable, "rivulet-actors-" + id + "-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        this.timerScheduler = Schedulers.fromExecutorService(timer, "rivulet-actors-timer");
+        if (context.bindAddress() != null)
+        {
+            try
+            {
+                this.server = node.bind(context.bindAddress(), responder()).block(Duration.ofSeconds(30));
+            }
+            catch (final RuntimeException ex)
+            {
+                shutdownThreads();
+                throw ex;
+            }
+            this.address = server.localAddress();
+        }
+        else
+        {
+            this.server = null;
+            this.address = UNBOUND;
+        }
+    }
+
+    /**
+     * An actor system that reaches other nodes' actors but is not bound: its own actors are local only.
+     *
+     * @param node the node to send through; not closed by the system.
+     * @return the running system.
+     */
+    public static ActorSystem on(final Rivulet node)
+    {
+        return launch(node, new Context());
+    }
+
+    /**
+     * An actor system whose actors other nodes can reach at {@code rivulet://<bound address>/<name>}.
+     *
+     * @param node        the node to serve and send through; not closed by the system.
+     * @param bindAddress {@code host:port} to listen on; port 0 picks a free port (see {@link #address()}).
+     * @return the running system, once bound.
+     */
+    public static ActorSystem on(final Rivulet node, final String bindAddress)
+    {
+        return launch(node, new Context().bindAddress(bindAddress));
+    }
+
+    /**
+     * @param node    the node to serve and send through; not closed by the system.
+     * @param context the configuration; concluded (validated) here.
+     * @return the running system.
+     * @throws ConfigurationException naming a bad setting.
+     */
+    public static ActorSystem launch(final Rivulet node, final Context context)
+    {
+        Objects.requireNonNull(node, "node");
+        context.conclude();
+        return new ActorSystem(node, context);
+    }
+
+    /** @return the bound {@code host:port}, or {@value #UNBOUND} when the system is not bound. */
+    public String address()
+    {
+        return address;
+    }
+
+    /**
+     * @param name an actor name.
+     * @return the path an actor of that name has in this system.
+     */
+    public String pathOf(final String name)
+    {
+        return SCHEME + address + "/" + name;
+    }
+
+    /** @return the node this system runs on. */
+    public Rivulet node()
+    {
+        return node;
+    }
+
+    /** @return the concluded configuration. */
+    public Context context()
+    {
+        return context;
+    }
+
+    /** @return the system's counters. */
+    public ActorCounters counters()
+    {
+        return counters;
+    }
+
+    /**
+     * Spawns an actor with {@link ActorOptions#defaults()}.
+     *
+     * @see #spawn(String, Behavior, ActorOptions)
+     */
+    public <T> ActorRef<T> spawn(final String name, final Behavior<T> behavior)
+    {
+        return spawn(name, behavior, ActorOptions.defaults());
+    }
+
+    /**
+     * Starts an actor. Its behaviour (a {@link Behaviors#setup} factory runs now, on a dispatcher thread)
+     * handles the messages of its mailbox one at a time.
+     *
+     * @param name     unique among this system's running actors: letters, digits, {@code . _ ~ -}, up to 128.
+     * @param behavior the initial behaviour, which a restart returns to.
+     * @param options  mailbox and supervision.
+     * @return the actor's ref.
+     * @throws IllegalArgumentException when the name is malformed or taken.
+     */
+    public <T> ActorRef<T> spawn(final String name, final Behavior<T> behavior, final ActorOptions options)
+    {
+        Objects.requireNonNull(behavior, "behavior");
+        Objects.requireNonNull(options, "options");
+        requireName(name);
+        if (closed)
+        {
+            throw new IllegalStateException("the actor system at " + address + " is closed");
+        }
+        final ActorCell<T> cell = new ActorCell<>(this, name, behavior, options);
+        if (actors.putIfAbsent(name, cell) != null)
+        {
+            throw new IllegalArgumentException("an actor named '" + name + "' is already running at " + address);
+        }
+        counters.spawned.increment();
+        cell.start();
+        return cell.self();
+    }
+
+    /**
+     * Finds an actor by path. Nothing is checked or sent now: a ref to an actor that does not exist makes its
+     * messages dead letters and its asks fail with {@link ActorNotFoundException}.
+     *
+     * @param path {@code rivulet://host:port/name}, or a bare name for this system's actor.
+     * @param type the type of message the actor accepts (not checked; it types the ref).
+     * @return a local ref for this system's paths, a remote ref otherwise.
+     * @throws IllegalArgumentException when the path is malformed.
+     */
+    @SuppressWarnings("unchecked")
+    public <T> ActorRef<T> lookup(final String path, final Class<T> type)
+    {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(type, "type");
+        if (!path.startsWith(SCHEME))
+        {
+            return localRef(requireName(path));
+        }
+        final String rest = path.substring(SCHEME.length());
+        final int slash = rest.indexOf('/');
+        if (slash <= 0)
+        {
+            throw new IllegalArgumentException("'" + path + "' is not an actor path: expected rivulet://host:port/name");
+        }
+        final String authority = rest.substring(0, slash);
+        final String name = requireName(rest.substring(slash + 1));
+        if (authority.equals(address))
+        {
+            return localRef(name);
+        }
+        requireHostPort(authority, path);
+        final RemoteEndpoint endpoint = endpoints.computeIfAbsent(SCHEME + authority + "/" + name,
+            key -> new RemoteEndpoint(this, authority, name, key));
+        return new RemoteActorRef<>(endpoint);
+    }
+
+    /**
+     * Death watch from outside an actor (actors use {@link ActorContext#watch}).
+     *
+     * @param ref the actor to watch.
+     * @return cold: emits one {@link Terminated} when the actor stops or fails for good, at once when it is not
+     *         running ({@link Terminated.Reason#NOT_FOUND}), or when its node becomes unreachable
+     *         ({@link Terminated.Reason#UNREACHABLE}: the connection closed, or was lost to the keepalive
+     *         timeout). Cancelling unwatches. Remote: the signal arrives on the engine thread.
+     */
+    public Mono<Terminated> watch(final ActorRef<?> ref)
+    {
+        Objects.requireNonNull(ref, "ref");
+        final Mono<Terminated> watch;
+        if (ref instanceof LocalActorRef<?> local && local.system() == this)
+        {
+            watch = Mono.defer(() ->
+            {
+                // The running actor of that name; else the one the ref knew, whose termination replays.
+                final ActorCell<?> running = cell(ref.name());
+                final ActorCell<?> cell = running != null ? running : local.knownCell();
+                return cell == null ?
+                    Mono.just(new Terminated(ref.path(), Terminated.Reason.NOT_FOUND, "no actor named '" + ref.name() +
+                        "' is running at " + address)) :
+                    cell.termination();
+            });
+        }
+        else if (ref instanceof RemoteActorRef<?> remote && remote.endpoint().system() == this)
+        {
+            watch = remote.endpoint().watch();
+        }
+        else
+        {
+            return watch(lookup(ref.path(), Object.class));
+        }
+        return watch.doOnNext(terminated -> counters.watchNotifications.increment());
+    }
+
+    /**
+     * Stops one of this system's actors after the message it is handling: {@link PostStop}, then watchers get
+     * {@link Terminated.Reason#STOPPED}, and what is left in its mailbox becomes dead letters.
+     *
+     * @param ref a ref to an actor of this system.
+     * @throws IllegalArgumentException for a remote actor (ask it to stop itself).
+     */
+    public void stop(final ActorRef<?> ref)
+    {
+        if (ref instanceof LocalActorRef<?> local && local.system() == this)
+        {
+            final ActorCell<?> cell = local.cell();
+            if (cell != null)
+            {
+                cell.requestStop();
+            }
+            return;
+        }
+        throw new IllegalArgumentException("only actors of this system can be stopped here, not " + ref.path() +
+            "; send it a message that makes it stop");
+    }
+
+    /**
+     * @param ref an actor.
+     * @return its mailbox's numbers (local) or this system's outbound queue to it (remote).
+     */
+    public ActorStats stats(final ActorRef<?> ref)
+    {
+        if (ref instanceof LocalActorRef<?> local && local.system() == this)
+        {
+            final ActorCell<?> cell = local.cell();
+            return cell == null ? new ActorStats(ref.path(), true, 0, 0, 0, 0, 0, 0, 0) : cell.stats();
+        }
+        if (ref instanceof RemoteActorRef<?> remote && remote.endpoint().system() == this)
+        {
+            return remote.endpoint().stats();
+        }
+        return stats(lookup(ref.path(), Object.class));
+    }
+
+    /**
+     * Stops every actor (waiting a few seconds at most), ends channels, closes this system's connections and
+     * threads. The node stays open. Idempotent.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        if (server != null)
+        {
+            server.close();
+        }
+        for (final ActorCell<?> cell : actors.values())
+        {
+            cell.requestStop();
+        }
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!actors.isEmpty() && System.nanoTime() - deadlineNs < 0)
+        {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        final ActorNotFoundException cause = new ActorNotFoundException("the actor system at " + address + " closed");
+        for (final RemoteEndpoint endpoint : endpoints.values())
+        {
+            endpoint.close(cause);
+        }
+        for (final InboundChannel channel : channels)
+        {
+            channel.abort();
+        }
+        peers.close();
+        shutdownThreads();
+    }
+
+    private void shutdownThreads()
+    {
+        dispatcher.shutdown();
+        try
+        {
+            dispatcher.awaitTermination(2, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        timerScheduler.dispose();
+        timer.shutdownNow();
+    }
+
+    /** @return true once {@link #close()} was called. */
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ActorSystem{" + address + ", " + actors.size() + " actors}";
+    }
+
+    // ------------------------------------------------------------------------------------------ internals
+
+    long incarnation()
+    {
+        return incarnation;
+    }
+
+    long nextCorrelationId()
+    {
+        return correlationIds.incrementAndGet();
+    }
+
+    SerializerRegistry serializers()
+    {
+        return serializers;
+    }
+
+    AbstractReplier noReply()
+    {
+        return noReply;
+    }
+
+    Peers peers()
+    {
+        return peers;
+    }
+
+    StreamSlots streams()
+    {
+        return streams;
+    }
+
+    int throughput()
+    {
+        return context.throughput();
+    }
+
+    int maxBatchBytes()
+    {
+        return maxBatchBytes;
+    }
+
+    int maxBatchEntries()
+    {
+        return MAX_BATCH_ENTRIES;
+    }
+
+    ActorCell<?> cell(final String name)
+    {
+        return actors.get(name);
+    }
+
+    void unregister(final ActorCell<?> cell)
+    {
+        actors.remove(cell.name(), cell);
+    }
+
+    void onChannelClosed(final InboundChannel channel)
+    {
+        channels.remove(channel);
+        streams.dropAll(channel);
+    }
+
+    /** @return false when the dispatcher is shut down. */
+    boolean dispatch(final Runnable task)
+    {
+        try
+        {
+            dispatcher.execute(task);
+            return true;
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            return false;
+        }
+    }
+
+    /** @return the scheduled task, or null when the system is closed. */
+    Future<?> schedule(final long delayNs, final Runnable task)
+    {
+        try
+        {
+            return timer.schedule(task, delayNs, TimeUnit.NANOSECONDS);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            return null;
+        }
+    }
+
+    void reportError(final Throwable error)
+    {
+        try
+        {
+            context.errorHandler().accept(error);
+        }
+        catch (final Throwable ignore)
+        {
+            // the handler must not break the actor that reported
+        }
+    }
+
+    /** Makes sure an envelope fits a Rivulet message. */
+    void checkLength(final byte[] entry)
+    {
+        if (entry.length > maxEnvelopeLength)
+        {
+            throw new MessageTooLargeException("an actor message of " + entry.length +
+                " bytes exceeds the node's maxMessageLength");
+        }
+    }
+
+    /**
+     * BACK_PRESSURE for a sender: retries the offer with a back-off until it is no longer full.
+     *
+     * @return the offer's last result (accepted, or stopped/closed).
+     * @throws MailboxFullException after the send timeout.
+     */
+    int awaitOffer(final IntSupplier offer, final String what)
+    {
+        counters.backPressureWaits.increment();
+        final long timeoutNs = context.sendTimeout().toNanos();
+        final long deadlineNs = System.nanoTime() + timeoutNs;
+        final IdleStrategy idle = new BackoffIdleStrategy(10, 10, TimeUnit.MICROSECONDS.toNanos(1),
+            TimeUnit.MICROSECONDS.toNanos(100));
+        for (;;)
+        {
+            idle.idle();
+            final int result = offer.getAsInt();
+            if (result != ActorCell.FULL)
+            {
+                return result;
+            }
+            if (System.nanoTime() - deadlineNs > 0)
+            {
+                counters.sendTimeouts.increment();
+                throw new MailboxFullException(what + " stayed full for " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) +
+                    " ms (policy BACK_PRESSURE)");
+            }
+        }
+    }
+
+    <R> Mono<R> askReply(final Mono<Object> raw, final Class<R> replyType, final Duration timeout, final String path)
+    {
+        Objects.requireNonNull(replyType, "replyType");
+        Objects.requireNonNull(timeout, "timeout");
+        return raw.flatMap(ActorSystem::firstOf)
+            .timeout(timeout, askTimeout(path, timeout), timerScheduler)
+            .map(reply -> cast(replyType, reply, path));
+    }
+
+    <R> Flux<R> askStreamReply(final Mono<Object> raw, final Class<R> replyType, final String path)
+    {
+        Objects.requireNonNull(replyType, "replyType");
+        final Duration timeout = context.askTimeout();
+        return raw.timeout(timeout, askTimeout(path, timeout), timerScheduler)
+            .flatMapMany(ActorSystem::streamOf)
+            .map(element -> cast(replyType, element, path));
+    }
+
+    private Mono<Object> askTimeout(final String path, final Duration timeout)
+    {
+        return Mono.defer(() ->
+        {
+            counters.askTimeouts.increment();
+            return Mono.error(new AskTimeoutException("no reply from " + path + " within " + timeout.toMillis() + " ms"));
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Mono<Object> firstOf(final Object reply)
+    {
+        if (reply instanceof AbstractReplier.StreamReply stream)
+        {
+            return Mono.from((Publisher<Object>)stream.replies());
+        }
+        if (reply instanceof RemoteEndpoint.RemoteStream stream)
+        {
+            return stream.open().next();
+        }
+        return Mono.just(reply);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Flux<Object> streamOf(final Object reply)
+    {
+        if (reply instanceof AbstractReplier.StreamReply stream)
+        {
+            return Flux.from((Publisher<Object>)stream.replies());
+        }
+        if (reply instanceof RemoteEndpoint.RemoteStream stream)
+        {
+            return stream.open();
+        }
+        return Flux.just(reply);
+    }
+
+    private static <R> R cast(final Class<R> type, final Object value, final String path)
+    {
+        if (!type.isInstance(value))
+        {
+            throw new ClassCastException("the reply from " + path + " is a " + value.getClass().getName() + ", not a " +
+                type.getName());
+        }
+        return type.cast(value);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> ActorRef<T> localRef(final String name)
+    {
+        return new LocalActorRef<>(this, name, pathOf(name), actors.get(name));
+    }
+
+    private static String requireName(final String name)
+    {
+        if (name == null || !NAME.matcher(name).matches())
+        {
+            throw new IllegalArgumentException("'" + name + "' is not an actor name: 1 to 128 letters, digits or " +
+                "._~- (not starting with . ~ -)");
+        }
+        return name;
+    }
+
+    private static void requireHostPort(final String authority, final String path)
+    {
+        final int colon = authority.lastIndexOf(':');
+        boolean valid = colon > 0 && colon < authority.length() - 1;
+        if (valid)
+        {
+            try
+            {
+                final int port = Integer.parseInt(authority.substring(colon + 1));
+                valid = port > 0 && port <= 65535;
+            }
+            catch (final NumberFormatException ex)
+            {
+                valid = false;
+            }
+        }
+        if (!valid)
+        {
+            throw new IllegalArgumentException("'" + path + "' is not an actor path: expected rivulet://host:port/name");
+        }
+    }
+
+    // ------------------------------------------------------------------------------ serving other nodes
+
+    private Responder responder()
+    {
+        return Responder.builder()
+            .requestChannel(this::onChannel)
+            .requestResponse(this::onWatch)
+            .requestStream(this::onStreamClaim)
+            .build();
+    }
+
+    private Publisher<Message> onChannel(final Flux<Message> inbound)
+    {
+        final InboundChannel channel = new InboundChannel(this, inbound);
+        channels.add(channel);
+        if (closed)
+        {
+            channel.abort();
+        }
+        return channel.publisher();
+    }
+
+    private Mono<Message> onWatch(final Message request)
+    {
+        return Mono.defer(() ->
+        {
+            final String target;
+            try
+            {
+                target = route(request, RouteKind.WATCH).varText(Envelopes.MAX_NAME_LENGTH);
+            }
+            catch (final ProtocolViolationException ex)
+            {
+                counters.protocolErrors.increment();
+                return Mono.error(new RivuletException("INVALID: " + ex.getMessage()));
+            }
+            final ActorCell<?> cell = cell(target);
+            if (cell == null)
+            {
+                return Mono.just(Message.of(Envelopes.terminated(TerminationReason.NOT_FOUND,
+                    "no actor named '" + target + "' is running at " + address)));
+            }
+            return cell.termination().map(terminated -> Message.of(Envelopes.terminated(
+                terminated.reason() == Terminated.Reason.FAILED ? TerminationReason.FAILED : TerminationReason.STOPPED,
+                terminated.detail())));
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private Flux<Message> onStreamClaim(final Message request)
+    {
+        return Flux.defer(() ->
+        {
+            final Envelopes.Reader reader;
+            final String target;
+            try
+            {
+                reader = route(request, RouteKind.STREAM);
+                target = reader.varText(Envelopes.MAX_NAME_LENGTH);
+            }
+            catch (final ProtocolViolationException ex)
+            {
+                counters.protocolErrors.increment();
+                return Flux.error(new RivuletException("INVALID: " + ex.getMessage()));
+            }
+            final long correlationId = reader.correlationId();
+            final Publisher<?> replies = streams.claim(reader.incarnation(), correlationId);
+            if (replies == null)
+            {
+                return Flux.error(new RivuletException("NOT_FOUND: no stream reply " + correlationId + " of '" + target +
+                    "' is waiting (claimed, expired or never made)"));
+            }
+            return Flux.from((Publisher<Object>)replies).map(element ->
+            {
+                final byte[] entry;
+                try
+                {
+                    entry = Envelopes.reply(serializers, correlationId, element);
+                }
+                catch (final SerializationException ex)
+                {
+                    counters.serializationErrors.increment();
+                    throw new SerializationException("SERIALIZATION: " + ex.getMessage(), ex);
+                }
+                counters.remoteSent.increment();
+                return Message.of(entry);
+            });
+        });
+    }
+
+    private static Envelopes.Reader route(final Message request, final RouteKind kind)
+    {
+        final Envelopes.Reader reader = new Envelopes.Reader();
+        if (reader.wrap(request.metadata(), 0, request.metadataLength()) != Envelopes.ROUTE || reader.routeKind() != kind)
+        {
+            throw new ProtocolViolationException("expected a " + kind + " route in the metadata");
+        }
+        return reader;
+    }
+
+    private static void log(final Throwable error)
+    {
+        LOGGER.log(System.Logger.Level.WARNING, error.getMessage(), error);
+    }
+
+    /**
+     * Configuration of an actor system. Fluent accessors; defaults from {@code rivulet.actors.*} system
+     * properties; {@link #conclude()} validates, failing with a {@link ConfigurationException} naming the
+     * setting.
+     *
+     * <p>Not thread-safe; configure before launch.
+     */
+    public static final class Context
+    {
+        private String bindAddress;
+        private int dispatcherThreads = intProperty("rivulet.actors.dispatcherThreads",
+            Math.max(2, Runtime.getRuntime().availableProcessors()));
+        private int throughput = intProperty("rivulet.actors.throughput", 64);
+        private Duration askTimeout = durationProperty("rivulet.actors.askTimeout", Duration.ofSeconds(5));
+        private Duration sendTimeout = durationProperty("rivulet.actors.sendTimeout", Duration.ofSeconds(5));
+        private Duration streamClaimTimeout = durationProperty("rivulet.actors.streamClaimTimeout",
+            Duration.ofSeconds(30));
+        private int outboxCapacity = intProperty("rivulet.actors.outboxCapacity", 8192);
+        private int inboundWindow = intProperty("rivulet.actors.inboundWindow", 64);
+        private int maxPendingAsks = intProperty("rivulet.actors.maxPendingAsks", 65536);
+        private final List<Serializer<?>> serializers = new ArrayList<>();
+        private Consumer<Throwable> errorHandler;
+        private boolean concluded;
+
+        /** Listen on {@code host:port} so that other nodes reach this system's actors; null (default) for none. */
+        public Context bindAddress(final String bindAddress)
+        {
+            this.bindAddress = bindAddress;
+            return this;
+        }
+
+        public String bindAddress()
+        {
+            return bindAddress;
+        }
+
+        /** Threads running behaviours ({@code rivulet.actors.dispatcherThreads}, default max(2, cores)). */
+        public Context dispatcherThreads(final int dispatcherThreads)
+        {
+            this.dispatcherThreads = dispatcherThreads;
+            return this;
+        }
+
+        public int dispatcherThreads()
+        {
+            return dispatcherThreads;
+        }
+
+        /** Messages an actor handles before yielding its thread ({@code rivulet.actors.throughput}, 64). */
+        public Context throughput(final int throughput)
+        {
+            this.throughput = throughput;
+            return this;
+        }
+
+        public int throughput()
+        {
+            return throughput;
+        }
+
+        /** Timeout of asks without one, and of a stream ask's answer ({@code rivulet.actors.askTimeout}, 5s). */
+        public Context askTimeout(final Duration askTimeout)
+        {
+            this.askTimeout = askTimeout;
+            return this;
+        }
+
+        public Duration askTimeout()
+        {
+            return askTimeout;
+        }
+
+        /** Longest a tell waits for room under BACK_PRESSURE ({@code rivulet.actors.sendTimeout}, 5s). */
+        public Context sendTimeout(final Duration sendTimeout)
+        {
+            this.sendTimeout = sendTimeout;
+            return this;
+        }
+
+        public Duration sendTimeout()
+        {
+            return sendTimeout;
+        }
+
+        /** How long a stream reply waits for its remote asker ({@code rivulet.actors.streamClaimTimeout}, 30s). */
+        public Context streamClaimTimeout(final Duration streamClaimTimeout)
+        {
+            this.streamClaimTimeout = streamClaimTimeout;
+            return this;
+        }
+
+        public Duration streamClaimTimeout()
+        {
+            return streamClaimTimeout;
+        }
+
+        /**
+         * Envelopes queued per remote actor (outbound) and per channel (replies), rounded up to a power of two
+         * ({@code rivulet.actors.outboxCapacity}, 8192).
+         */
+        public Context outboxCapacity(final int outboxCapacity)
+        {
+            this.outboxCapacity = outboxCapacity;
+            return this;
+        }
+
+        public int outboxCapacity()
+        {
+            return outboxCapacity;
+        }
+
+        /** Messages (batches) requested at a time on each inbound channel ({@code rivulet.actors.inboundWindow}, 64). */
+        public Context inboundWindow(final int inboundWindow)
+        {
+            this.inboundWindow = inboundWindow;
+            return this;
+        }
+
+        public int inboundWindow()
+        {
+            return inboundWindow;
+        }
+
+        /** Most asks waiting for replies per remote actor ({@code rivulet.actors.maxPendingAsks}, 65536). */
+        public Context maxPendingAsks(final int maxPendingAsks)
+        {
+            this.maxPendingAsks = maxPendingAsks;
+            return this;
+        }
+
+        public int maxPendingAsks()
+        {
+            return maxPendingAsks;
+        }
+
+        /** Registers a serializer for messages and replies to and from other nodes. */
+        public Context serializer(final Serializer<?> serializer)
+        {
+            serializers.add(Objects.requireNonNull(serializer, "serializer"));
+            return this;
+        }
+
+        public List<Serializer<?>> serializers()
+        {
+            return List.copyOf(serializers);
+        }
+
+        /**
+         * Receives failures of behaviours (as {@link ActorFailedException}s with the supervisor's decision) and
+         * other errors without a caller; default: logged at WARNING with {@link System.Logger}.
+         */
+        public Context errorHandler(final Consumer<Throwable> errorHandler)
+        {
+            this.errorHandler = errorHandler;
+            return this;
+        }
+
+        public Consumer<Throwable> errorHandler()
+        {
+            return errorHandler;
+        }
+
+        /**
+         * Validates and fills defaults.
+         *
+         * @return this.
+         * @throws ConfigurationException naming the first bad setting.
+         */
+        public Context conclude()
+        {
+            if (concluded)
+            {
+                return this;
+            }
+            require(dispatcherThreads >= 1 && dispatcherThreads <= 32767,
+                "dispatcherThreads must be within [1, 32767]: " + dispatcherThreads);
+            require(throughput >= 1, "throughput must be positive: " + throughput);
+            require(askTimeout != null && !askTimeout.isNegative() && !askTimeout.isZero(),
+                "askTimeout must be positive: " + askTimeout);
+            require(sendTimeout != null && !sendTimeout.isNegative(), "sendTimeout must not be negative: " + sendTimeout);
+            require(streamClaimTimeout != null && !streamClaimTimeout.isNegative() && !streamClaimTimeout.isZero(),
+                "streamClaimTimeout must be positive: " + streamClaimTimeout);
+            require(outboxCapacity >= 2 && outboxCapacity <= 1 << 24,
+                "outboxCapacity must be within [2, 16777216]: " + outboxCapacity);
+            require(inboundWindow >= 1, "inboundWindow must be positive: " + inboundWindow);
+            require(maxPendingAsks >= 1, "maxPendingAsks must be positive: " + maxPendingAsks);
+            for (final Serializer<?> serializer : serializers)
+            {
+                require(serializer.id() >= Serializers.FIRST_USER_ID, "serializer ids below " +
+                    Serializers.FIRST_USER_ID + " are reserved: " + serializer);
+            }
+            try
+            {
+                final List<Serializer<?>> all = new ArrayList<>(serializers);
+                all.add(Serializers.string());
+                all.add(Serializers.bytes());
+                all.add(Serializers.longs());
+                new SerializerRegistry(all);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ConfigurationException("serializers: " + ex.getMessage());
+            }
+            if (errorHandler == null)
+            {
+                errorHandler = ActorSystem::log;
+            }
+            concluded = true;
+            return this;
+        }
+
+        private static void require(final boolean condition, final String message)
+        {
+            if (!condition)
+            {
+                throw new ConfigurationException(message);
+            }
+        }
+
+        private static int intProperty(final String property, final int defaultValue)
+        {
+            try
+            {
+                return SystemUtil.getSizeAsInt(property, defaultValue);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new ConfigurationException(property + ": " + ex.getMessage());
+            }
+        }
+
+        private static Duration durationProperty(final String property, final Duration defaultValue)
+        {
+            try
+            {
+                return Duration.ofNanos(SystemUtil.getDurationInNanos(property, defaultValue.toNanos()));
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new ConfigurationException(property + ": " + ex.getMessage());
+            }
+        }
+    }
+}

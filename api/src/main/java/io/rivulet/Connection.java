@@ -1,5 +1,6 @@
 package io.rivulet;
 
+import io.rivulet.topic.TopicMessage;
 import org.agrona.DirectBuffer;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -47,6 +48,23 @@ public interface Connection extends AutoCloseable
      * @return the responder's messages.
      */
     Flux<Message> requestChannel(Publisher<Message> outbound);
+
+    /**
+     * Subscribes to the peer node's topics (its {@code Rivulet.publication}s) that match a pattern: a topic
+     * name, or a pattern where {@code *} matches one level and a trailing {@code >} the rest
+     * ({@code md.quotes.*}, {@code md.>}). Each matching topic arrives as a {@link TopicMessage.Kind#JOINED}
+     * item, its last-value snapshot, then its live messages with their sequence numbers; gaps and ends are
+     * explicit items (see {@link TopicMessage}). Topics published later that match are attached as they appear.
+     *
+     * <p>The subscriber's demand bounds what it is handed; the topic's slow-consumer policy decides what a
+     * subscriber that falls behind costs the publisher. The flux does not complete on its own; it ends when
+     * cancelled, with {@code io.rivulet.topic.SlowConsumerException} (cut off), with
+     * {@code io.rivulet.topic.PublisherTimeoutException} (publisher silent) or when the connection closes.
+     *
+     * @param pattern the topics to receive.
+     * @return the items of every matching topic (cold: subscribes on subscription).
+     */
+    Flux<TopicMessage> subscribe(String pattern);
 
     /**
      * The zero-copy fire-and-forget path, like Aeron's {@code Publication#offer}: the bytes are encoded

@@ -7,6 +7,11 @@ import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
+import io.rivulet.topic.Publication;
+import io.rivulet.topic.TopicOptions;
+import io.rivulet.topic.TopicRegistry;
+import io.rivulet.topic.TopicSender;
+import io.rivulet.topic.TopicSettings;
 import org.agrona.BitUtil;
 import org.agrona.SystemUtil;
 import org.agrona.concurrent.AgentInvoker;
@@ -51,6 +56,7 @@ public final class Rivulet implements AutoCloseable
     private final EngineCounters counters = new EngineCounters();
     private final Conductor conductor;
     private final Sender sender;
+    private final TopicRegistry topics;
     private final AgentRunner[] runners;
     private final AgentInvoker invoker;
     private volatile boolean closed;
@@ -77,6 +83,12 @@ public final class Rivulet implements AutoCloseable
         sender = new Sender(counters);
         conductor = new Conductor(driver, sender, context.nanoClock(), context.protocolSettings(),
             context.outboundRingLength(), context.connectTimeoutNs(), counters, errorHandler);
+        // Fan-out topics: control on the conductor, data plane (TopicSender) on the sender's thread, ahead of the
+        // Sender so that what it offers to links is flushed in the same duty cycle.
+        final TopicSender topicSender = new TopicSender(context.nanoClock(), context.topicSettings(), counters.framesSent,
+            counters.bytesSent);
+        topics = new TopicRegistry(conductor, topicSender, context.topicSettings());
+        conductor.topics(topics);
 
         final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
         switch (context.threadingMode())
@@ -84,17 +96,18 @@ public final class Rivulet implements AutoCloseable
             case DEDICATED:
                 runners = new AgentRunner[]{
                     new AgentRunner(context.idleStrategy(), agentErrors, counters.errors, conductor),
-                    new AgentRunner(context.newIdleStrategy(), agentErrors, counters.errors, sender)};
+                    new AgentRunner(context.newIdleStrategy(), agentErrors, counters.errors,
+                        new CompositeAgent(topicSender, sender))};
                 invoker = null;
                 break;
             case SHARED:
                 runners = new AgentRunner[]{new AgentRunner(context.idleStrategy(), agentErrors, counters.errors,
-                    new CompositeAgent(conductor, sender))};
+                    new CompositeAgent(conductor, topicSender, sender))};
                 invoker = null;
                 break;
             default:
                 runners = new AgentRunner[0];
-                invoker = new AgentInvoker(agentErrors, counters.errors, new CompositeAgent(conductor, sender));
+                invoker = new AgentInvoker(agentErrors, counters.errors, new CompositeAgent(conductor, topicSender, sender));
                 invoker.start();
         }
         for (final AgentRunner runner : runners)
@@ -155,6 +168,39 @@ public final class Rivulet implements AutoCloseable
     }
 
     /**
+     * Publishes a topic with {@link TopicOptions#block()}: see {@link #publication(String, TopicOptions)}.
+     */
+    public Publication publication(final String topic)
+    {
+        return publication(topic, TopicOptions.block());
+    }
+
+    /**
+     * Starts publishing a topic: one publisher on this node, any number of subscribers on connections to
+     * it ({@link Connection#subscribe(String)} on the other side, which may match by wildcard).
+     *
+     * <pre>{@code
+     * Publication quotes = node.publication("md.quotes.EURUSD", TopicOptions.conflate(keyOf));
+     * quotes.publish(prices).subscribe();            // or: long sequence = quotes.offer(buffer, 0, length);
+     * }</pre>
+     *
+     * @param topic   a hierarchical name such as {@code md.quotes.EURUSD} (no wildcards).
+     * @param options the slow-consumer policy, key extractor and memory bounds.
+     * @return the publication; close it to end the session.
+     * @throws IllegalArgumentException when the name is not valid.
+     * @throws IllegalStateException    when this node already publishes the topic.
+     * @throws ConfigurationException   when an option is out of range.
+     */
+    public Publication publication(final String topic, final TopicOptions options)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("node is closed");
+        }
+        return topics.publication(topic, options);
+    }
+
+    /**
      * Runs one duty cycle of the engine on the calling thread; only in {@link ThreadingMode#INVOKER}.
      *
      * @return work done, 0 when idle.
@@ -193,6 +239,7 @@ public final class Rivulet implements AutoCloseable
             return;
         }
         closed = true;
+        topics.closeAll();
         conductor.requestShutdown();
         final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (!conductor.isQuiescent() && System.nanoTime() - deadlineNs < 0)
@@ -237,6 +284,9 @@ public final class Rivulet implements AutoCloseable
         private long keepaliveTimeoutNs = duration("rivulet.keepaliveTimeout", TimeUnit.SECONDS.toNanos(5));
         private long connectTimeoutNs = duration("rivulet.connectTimeout", TimeUnit.SECONDS.toNanos(5));
         private int frameLimit = size("rivulet.frameLimit", 64);
+        private int topicWindow = size("rivulet.topicWindow", 2048);
+        private long topicHeartbeatIntervalNs = duration("rivulet.topicHeartbeatInterval", TimeUnit.MILLISECONDS.toNanos(100));
+        private long topicHeartbeatTimeoutNs = duration("rivulet.topicHeartbeatTimeout", TimeUnit.SECONDS.toNanos(1));
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private ThreadFactory threadFactory;
         private Consumer<Throwable> errorHandler;
@@ -385,6 +435,48 @@ public final class Rivulet implements AutoCloseable
             return connectTimeoutNs;
         }
 
+        /**
+         * Credits a topic subscriber keeps granted per topic: messages a publisher may send ahead of the
+         * subscriber's demand, and at most what waits in a subscription per topic ({@code rivulet.topicWindow}, 2048).
+         */
+        public Context topicWindow(final int topicWindow)
+        {
+            this.topicWindow = topicWindow;
+            return this;
+        }
+
+        public int topicWindow()
+        {
+            return topicWindow;
+        }
+
+        /** How often an idle topic publisher sends a heartbeat, and a subscriber its status ({@code rivulet.topicHeartbeatInterval}, 100ms). */
+        public Context topicHeartbeatInterval(final long duration, final TimeUnit unit)
+        {
+            this.topicHeartbeatIntervalNs = unit.toNanos(duration);
+            return this;
+        }
+
+        public long topicHeartbeatIntervalNs()
+        {
+            return topicHeartbeatIntervalNs;
+        }
+
+        /**
+         * Silence after which a topic subscriber presumes its publisher dead ({@code PublisherTimeoutException})
+         * and a publisher its subscriber ({@code rivulet.topicHeartbeatTimeout}, 1s). Must exceed the peer's interval.
+         */
+        public Context topicHeartbeatTimeout(final long duration, final TimeUnit unit)
+        {
+            this.topicHeartbeatTimeoutNs = unit.toNanos(duration);
+            return this;
+        }
+
+        public long topicHeartbeatTimeoutNs()
+        {
+            return topicHeartbeatTimeoutNs;
+        }
+
         /** Clock of the engine; tests inject their own. */
         public Context nanoClock(final NanoClock nanoClock)
         {
@@ -466,6 +558,9 @@ public final class Rivulet implements AutoCloseable
                 "keepaliveTimeout must exceed keepaliveInterval by at least 1 ms");
             require(connectTimeoutNs > 0, "connectTimeout must be positive");
             require(frameLimit >= 1, "frameLimit must be positive: " + frameLimit);
+            require(topicWindow >= 2, "topicWindow must be at least 2: " + topicWindow);
+            require(topicHeartbeatIntervalNs > 0, "topicHeartbeatInterval must be positive");
+            require(topicHeartbeatTimeoutNs > topicHeartbeatIntervalNs, "topicHeartbeatTimeout must exceed topicHeartbeatInterval");
             if (idleStrategy == null)
             {
                 idleStrategy = newIdleStrategy();
@@ -506,6 +601,11 @@ public final class Rivulet implements AutoCloseable
                     throw new ConfigurationException("rivulet.idleStrategy: unknown idle strategy '" + idleStrategyName +
                         "' (backoff, busy, yield, sleep, noop)");
             }
+        }
+
+        TopicSettings topicSettings()
+        {
+            return new TopicSettings(topicWindow, topicHeartbeatIntervalNs, topicHeartbeatTimeoutNs, maxFrameLength);
         }
 
         ProtocolSettings protocolSettings()

@@ -11,6 +11,7 @@ import io.rivulet.spi.LinkConnector;
 import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportDriver;
+import io.rivulet.topic.TopicRegistry;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
@@ -55,6 +56,8 @@ public final class Conductor implements Agent, Executor
     private volatile boolean shutdownRequested;
     private volatile boolean quiescent;
     private long shutdownDeadlineNs;
+    /** The node's fan-out topics; each connection gets an endpoint in it. Set before the agents start. */
+    private TopicRegistry topics;
 
     public Conductor(
         final TransportDriver driver,
@@ -77,6 +80,15 @@ public final class Conductor implements Agent, Executor
         this.nowNs = clock.nanoTime();
         // Ticks of 2^20 ns (about 1 ms): keepalive needs no finer resolution.
         this.timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, nowNs, 1 << 20, 1024);
+    }
+
+    /**
+     * Before the agents start: the node's topic layer. Each connection then gets a topic endpoint, which its
+     * duty cycle drives (subscriptions, credits, liveness); the data plane runs on the sender's thread.
+     */
+    public void topics(final TopicRegistry topics)
+    {
+        this.topics = topics;
     }
 
     @Override
@@ -330,6 +342,10 @@ public final class Conductor implements Agent, Executor
         final Outbound outbound = new Outbound(outboundRingLength, settings.maxFrameLength(), counters.backPressureEvents);
         final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings,
             counters.connectionCounters(), client, responder, this, errorHandler, now);
+        if (topics != null)
+        {
+            connection.enableTopics(topics);
+        }
         connections.add(connection);
         sender.add(connection);
         rescheduleKeepalive(connection, now + settings.keepaliveIntervalNs());

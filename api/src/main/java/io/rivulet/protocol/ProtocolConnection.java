@@ -20,6 +20,10 @@ import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
 import io.rivulet.spi.ReliableLink;
+import io.rivulet.topic.TopicEndpoint;
+import io.rivulet.topic.TopicLink;
+import io.rivulet.topic.TopicMessage;
+import io.rivulet.topic.TopicRegistry;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
@@ -78,6 +82,8 @@ public final class ProtocolConnection implements Connection, FrameHandler
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private final int maxOfferLength;
     private StreamWriter connectionWriter;
+    /** Fan-out topics on this connection (both roles); null when the node has no topic layer (unit tests). */
+    private TopicEndpoint topics;
 
     private volatile boolean open = true;
     private volatile SendMode sendMode = SendMode.ACTIVE;
@@ -221,6 +227,17 @@ public final class ProtocolConnection implements Connection, FrameHandler
     }
 
     @Override
+    public Flux<TopicMessage> subscribe(final String pattern)
+    {
+        // Topics: the endpoint owns subscriptions; this only refuses what it cannot serve.
+        if (topics == null)
+        {
+            return Flux.error(new UnsupportedOperationException("this connection has no topic layer"));
+        }
+        return Flux.defer(() -> open ? topics.subscribe(pattern) : Flux.error(closedError()));
+    }
+
+    @Override
     public long offer(final DirectBuffer buffer, final int offset, final int length)
     {
         if (length > maxOfferLength)
@@ -343,6 +360,57 @@ public final class ProtocolConnection implements Connection, FrameHandler
 
     // ------------------------------------------------------------------------------ conductor: duties
 
+    /**
+     * Conductor, before the first duty cycle: gives this connection its endpoint in the node's topic layer.
+     * Topic frames then reach the endpoint; without one they are a protocol violation.
+     */
+    public void enableTopics(final TopicRegistry registry)
+    {
+        topics = registry.newEndpoint(new TopicLink()
+        {
+            @Override
+            public boolean sendControl(final DirectBuffer buffer, final int offset, final int length)
+            {
+                if (outbound.isClosed())
+                {
+                    return false;
+                }
+                final int index = outbound.claim(length);
+                if (index <= 0)
+                {
+                    return false;
+                }
+                outbound.ring().buffer().putBytes(index, buffer, offset, length);
+                outbound.commit(index);
+                return true;
+            }
+
+            @Override
+            public boolean offer(final DirectBuffer buffer, final int offset, final int length)
+            {
+                return link.offer(buffer, offset, length); // sender thread: the link's send half
+            }
+
+            @Override
+            public boolean isSending()
+            {
+                return sendMode == SendMode.ACTIVE;
+            }
+
+            @Override
+            public int maxFrameLength()
+            {
+                return outbound.maxFrameLength();
+            }
+
+            @Override
+            public String remoteAddress()
+            {
+                return remoteAddress;
+            }
+        });
+    }
+
     /** Conductor: sends SETUP; called once on the connecting side. */
     public void sendSetup(final byte[] metadata, final byte[] data)
     {
@@ -378,6 +446,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
             work += pollLink();
             work += processSignals();
             work += outbound.flushParked();
+            if (topics != null && closeCause == null)
+            {
+                work += topics.doWork(nowNs); // topic subscriptions, credits and liveness
+            }
             final IOException failure = sendFailure;
             if (failure != null && closeCause == null)
             {
@@ -622,6 +694,25 @@ public final class ProtocolConnection implements Connection, FrameHandler
             case 11: // CLOSE
                 closeByPeer(reader.text());
                 return;
+
+            case 12: // TOPIC_DATA .. TOPIC_DETACH: fan-out topics
+            case 13:
+            case 14:
+            case 15:
+            case 16:
+            case 17:
+            case 18:
+            case 19:
+            case 20:
+            {
+                final String violation = topics == null ? "topic frames are not enabled on this connection" :
+                    topics.onFrame(reader, nowNs);
+                if (violation != null)
+                {
+                    protocolError(violation);
+                }
+                return;
+            }
 
             default: // SETUP after set-up
                 protocolError("unexpected " + FrameType.name(type) + " frame after set-up");
@@ -1021,6 +1112,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
         for (int i = 0; i < live.size(); i++)
         {
             live.get(i).terminate(cause);
+        }
+        if (topics != null)
+        {
+            topics.onClose(cause); // topic subscriptions end with the connection's cause; cursors stop
         }
         ProtocolStream stream;
         while ((stream = signals.poll()) != null)

@@ -9,6 +9,15 @@ import io.rivulet.codec.wire.PayloadDecoder;
 import io.rivulet.codec.wire.RequestNDecoder;
 import io.rivulet.codec.wire.RequestStreamDecoder;
 import io.rivulet.codec.wire.SetupDecoder;
+import io.rivulet.codec.wire.SubscribeDecoder;
+import io.rivulet.codec.wire.TopicAttachDecoder;
+import io.rivulet.codec.wire.TopicDataDecoder;
+import io.rivulet.codec.wire.TopicDetachDecoder;
+import io.rivulet.codec.wire.TopicGapDecoder;
+import io.rivulet.codec.wire.TopicHeartbeatDecoder;
+import io.rivulet.codec.wire.TopicSnapshotDecoder;
+import io.rivulet.codec.wire.TopicStatusDecoder;
+import io.rivulet.codec.wire.UnsubscribeDecoder;
 import org.agrona.DirectBuffer;
 
 import java.nio.ByteOrder;
@@ -27,9 +36,17 @@ import java.nio.ByteOrder;
 public final class FrameReader
 {
     public static final int SCHEMA_ID = MessageHeaderDecoder.SCHEMA_ID;
+    /**
+     * Longest topic name or subscription pattern, in UTF-8 bytes: short enough that every topic control frame
+     * (the largest is TOPIC_ATTACH, 37 bytes plus the name) fits the smallest frame a peer may accept (256).
+     */
+    public static final int MAX_TOPIC_LENGTH = 200;
     private static final int HEADER = MessageHeaderDecoder.ENCODED_LENGTH;
     private static final int VAR_LENGTH_FIELD = PayloadDecoder.metadataHeaderLength();
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+    private static final int MAX_POLICY = 2;
+    private static final int MAX_GAP_REASON = 2;
+    private static final int MAX_DETACH_REASON = 5;
 
     private DirectBuffer buffer;
     private int frameOffset;
@@ -52,6 +69,18 @@ public final class FrameReader
     private int dataOffset;
     private int dataLength;
     private String error;
+    // Topic frames.
+    private int topicId;
+    private int sessionId;
+    private long sequence;
+    private long key;
+    private int subscriptionId;
+    private int credits;
+    private int policy;
+    private int count;
+    private long fromSequence;
+    private long toSequence;
+    private int reason;
 
     /**
      * Validates a frame and makes its fields readable.
@@ -166,6 +195,110 @@ public final class FrameReader
                 position = readData(position, end);
                 break;
 
+            // Fan-out topics: every field a peer could abuse is range-checked here, once.
+            case 12:
+                topicId = buffer.getInt(blockOffset + TopicDataDecoder.topicIdEncodingOffset(), ORDER);
+                sessionId = buffer.getInt(blockOffset + TopicDataDecoder.sessionIdEncodingOffset(), ORDER);
+                sequence = buffer.getLong(blockOffset + TopicDataDecoder.sequenceEncodingOffset(), ORDER);
+                key = buffer.getLong(blockOffset + TopicDataDecoder.keyEncodingOffset(), ORDER);
+                if (topicId <= 0 || sequence <= 0)
+                {
+                    return fail("topic id and sequence must be positive");
+                }
+                position = readData(position, end);
+                break;
+
+            case 13:
+                subscriptionId = buffer.getInt(blockOffset + SubscribeDecoder.subscriptionIdEncodingOffset(), ORDER);
+                credits = buffer.getInt(blockOffset + SubscribeDecoder.initialCreditsEncodingOffset(), ORDER);
+                if (subscriptionId <= 0 || credits < 0)
+                {
+                    return fail("subscription id must be positive and credits not negative");
+                }
+                position = readTopicName(position, end);
+                break;
+
+            case 14:
+                subscriptionId = buffer.getInt(blockOffset + UnsubscribeDecoder.subscriptionIdEncodingOffset(), ORDER);
+                if (subscriptionId <= 0)
+                {
+                    return fail("subscription id must be positive");
+                }
+                break;
+
+            case 15:
+                topicId = buffer.getInt(blockOffset + TopicStatusDecoder.topicIdEncodingOffset(), ORDER);
+                sessionId = buffer.getInt(blockOffset + TopicStatusDecoder.sessionIdEncodingOffset(), ORDER);
+                credits = buffer.getInt(blockOffset + TopicStatusDecoder.creditsEncodingOffset(), ORDER);
+                if (topicId <= 0 || credits < 0)
+                {
+                    return fail("topic id must be positive and credits not negative");
+                }
+                break;
+
+            case 16:
+                subscriptionId = buffer.getInt(blockOffset + TopicAttachDecoder.subscriptionIdEncodingOffset(), ORDER);
+                topicId = buffer.getInt(blockOffset + TopicAttachDecoder.topicIdEncodingOffset(), ORDER);
+                sessionId = buffer.getInt(blockOffset + TopicAttachDecoder.sessionIdEncodingOffset(), ORDER);
+                policy = buffer.getByte(blockOffset + TopicAttachDecoder.policyEncodingOffset()) & 0xFF;
+                sequence = buffer.getLong(blockOffset + TopicAttachDecoder.snapshotSequenceEncodingOffset(), ORDER);
+                count = buffer.getInt(blockOffset + TopicAttachDecoder.snapshotCountEncodingOffset(), ORDER);
+                if (subscriptionId <= 0 || topicId <= 0 || policy > MAX_POLICY || sequence < 0 || count < 0)
+                {
+                    return fail("invalid TOPIC_ATTACH field");
+                }
+                position = readTopicName(position, end);
+                break;
+
+            case 17:
+                subscriptionId = buffer.getInt(blockOffset + TopicSnapshotDecoder.subscriptionIdEncodingOffset(), ORDER);
+                topicId = buffer.getInt(blockOffset + TopicSnapshotDecoder.topicIdEncodingOffset(), ORDER);
+                sessionId = buffer.getInt(blockOffset + TopicSnapshotDecoder.sessionIdEncodingOffset(), ORDER);
+                sequence = buffer.getLong(blockOffset + TopicSnapshotDecoder.sequenceEncodingOffset(), ORDER);
+                key = buffer.getLong(blockOffset + TopicSnapshotDecoder.keyEncodingOffset(), ORDER);
+                if (subscriptionId < 0 || topicId <= 0 || sequence <= 0)
+                {
+                    return fail("invalid TOPIC_SNAPSHOT field");
+                }
+                position = readData(position, end);
+                break;
+
+            case 18:
+                topicId = buffer.getInt(blockOffset + TopicGapDecoder.topicIdEncodingOffset(), ORDER);
+                sessionId = buffer.getInt(blockOffset + TopicGapDecoder.sessionIdEncodingOffset(), ORDER);
+                fromSequence = buffer.getLong(blockOffset + TopicGapDecoder.fromSequenceEncodingOffset(), ORDER);
+                toSequence = buffer.getLong(blockOffset + TopicGapDecoder.toSequenceEncodingOffset(), ORDER);
+                reason = buffer.getByte(blockOffset + TopicGapDecoder.reasonEncodingOffset()) & 0xFF;
+                count = buffer.getInt(blockOffset + TopicGapDecoder.entriesEncodingOffset(), ORDER);
+                if (topicId <= 0 || fromSequence <= 0 || toSequence < fromSequence || reason < 1 ||
+                    reason > MAX_GAP_REASON || count < 0)
+                {
+                    return fail("invalid TOPIC_GAP field");
+                }
+                break;
+
+            case 19:
+                topicId = buffer.getInt(blockOffset + TopicHeartbeatDecoder.topicIdEncodingOffset(), ORDER);
+                sessionId = buffer.getInt(blockOffset + TopicHeartbeatDecoder.sessionIdEncodingOffset(), ORDER);
+                sequence = buffer.getLong(blockOffset + TopicHeartbeatDecoder.sequenceEncodingOffset(), ORDER);
+                if (topicId <= 0 || sequence < 0)
+                {
+                    return fail("invalid TOPIC_HEARTBEAT field");
+                }
+                break;
+
+            case 20:
+                topicId = buffer.getInt(blockOffset + TopicDetachDecoder.topicIdEncodingOffset(), ORDER);
+                sessionId = buffer.getInt(blockOffset + TopicDetachDecoder.sessionIdEncodingOffset(), ORDER);
+                sequence = buffer.getLong(blockOffset + TopicDetachDecoder.lastSequenceEncodingOffset(), ORDER);
+                reason = buffer.getByte(blockOffset + TopicDetachDecoder.reasonEncodingOffset()) & 0xFF;
+                if (topicId <= 0 || sequence < 0 || reason < 1 || reason > MAX_DETACH_REASON)
+                {
+                    return fail("invalid TOPIC_DETACH field");
+                }
+                position = readData(position, end);
+                break;
+
             default:
                 return fail("unknown frame type");
         }
@@ -209,6 +342,18 @@ public final class FrameReader
         return afterData;
     }
 
+    /** A topic name or pattern: 1 to {@link #MAX_TOPIC_LENGTH} bytes, kept in the data accessors. */
+    private int readTopicName(final int position, final int end)
+    {
+        final int after = readData(position, end);
+        if (after >= 0 && (dataLength < 1 || dataLength > MAX_TOPIC_LENGTH))
+        {
+            fail("topic name or pattern must be 1 to " + MAX_TOPIC_LENGTH + " bytes");
+            return -1;
+        }
+        return after;
+    }
+
     /** @return the position after the var-data field, or -1 when its length runs past {@code end}. */
     private int readVar(final int position, final int end)
     {
@@ -244,6 +389,15 @@ public final class FrameReader
             case 9: return ErrorDecoder.BLOCK_LENGTH;
             case 10: return KeepaliveDecoder.BLOCK_LENGTH;
             case 11: return CloseDecoder.BLOCK_LENGTH;
+            case 12: return TopicDataDecoder.BLOCK_LENGTH;
+            case 13: return SubscribeDecoder.BLOCK_LENGTH;
+            case 14: return UnsubscribeDecoder.BLOCK_LENGTH;
+            case 15: return TopicStatusDecoder.BLOCK_LENGTH;
+            case 16: return TopicAttachDecoder.BLOCK_LENGTH;
+            case 17: return TopicSnapshotDecoder.BLOCK_LENGTH;
+            case 18: return TopicGapDecoder.BLOCK_LENGTH;
+            case 19: return TopicHeartbeatDecoder.BLOCK_LENGTH;
+            case 20: return TopicDetachDecoder.BLOCK_LENGTH;
             default: return -1;
         }
     }
@@ -358,7 +512,81 @@ public final class FrameReader
         return dataLength;
     }
 
-    /** @return the UTF-8 text of an ERROR or CLOSE frame (allocates; control path only). */
+    // ------------------------------------------------------------------------------------ topic frames
+
+    /** @return the topic id of TOPIC_DATA, TOPIC_STATUS, TOPIC_ATTACH, TOPIC_SNAPSHOT, TOPIC_GAP, TOPIC_HEARTBEAT, TOPIC_DETACH (positive). */
+    public int topicId()
+    {
+        return topicId;
+    }
+
+    /** @return the publication session of a topic frame. */
+    public int sessionId()
+    {
+        return sessionId;
+    }
+
+    /**
+     * @return the sequence of TOPIC_DATA / TOPIC_SNAPSHOT (positive), the snapshot sequence of TOPIC_ATTACH,
+     * the highest published sequence of TOPIC_HEARTBEAT and the last sequence of TOPIC_DETACH (not negative).
+     */
+    public long sequence()
+    {
+        return sequence;
+    }
+
+    /** @return the conflation key of TOPIC_DATA and TOPIC_SNAPSHOT. */
+    public long key()
+    {
+        return key;
+    }
+
+    /** @return the subscription of SUBSCRIBE, UNSUBSCRIBE, TOPIC_ATTACH (positive) or TOPIC_SNAPSHOT (0 = catch-up). */
+    public int subscriptionId()
+    {
+        return subscriptionId;
+    }
+
+    /** @return the initial credits of SUBSCRIBE or the credits of TOPIC_STATUS (not negative). */
+    public int credits()
+    {
+        return credits;
+    }
+
+    /** @return the {@code TopicPolicy} value of TOPIC_ATTACH (0..2). */
+    public int policy()
+    {
+        return policy;
+    }
+
+    /** @return the snapshot count of TOPIC_ATTACH or the catch-up entries of TOPIC_GAP (not negative). */
+    public int count()
+    {
+        return count;
+    }
+
+    /** @return the first missing sequence of TOPIC_GAP. */
+    public long fromSequence()
+    {
+        return fromSequence;
+    }
+
+    /** @return the last missing sequence of TOPIC_GAP (at least {@link #fromSequence()}). */
+    public long toSequence()
+    {
+        return toSequence;
+    }
+
+    /** @return the {@code GapReason} of TOPIC_GAP or the {@code DetachReason} of TOPIC_DETACH. */
+    public int reason()
+    {
+        return reason;
+    }
+
+    /**
+     * @return the UTF-8 text of an ERROR or CLOSE frame, the pattern of SUBSCRIBE, the topic of TOPIC_ATTACH or
+     * the message of TOPIC_DETACH (allocates; control path only).
+     */
     public String text()
     {
         return buffer.getStringWithoutLengthUtf8(dataOffset, dataLength);

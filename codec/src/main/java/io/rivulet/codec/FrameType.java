@@ -11,6 +11,15 @@ import io.rivulet.codec.wire.RequestNDecoder;
 import io.rivulet.codec.wire.RequestResponseDecoder;
 import io.rivulet.codec.wire.RequestStreamDecoder;
 import io.rivulet.codec.wire.SetupDecoder;
+import io.rivulet.codec.wire.SubscribeDecoder;
+import io.rivulet.codec.wire.TopicAttachDecoder;
+import io.rivulet.codec.wire.TopicDataDecoder;
+import io.rivulet.codec.wire.TopicDetachDecoder;
+import io.rivulet.codec.wire.TopicGapDecoder;
+import io.rivulet.codec.wire.TopicHeartbeatDecoder;
+import io.rivulet.codec.wire.TopicSnapshotDecoder;
+import io.rivulet.codec.wire.TopicStatusDecoder;
+import io.rivulet.codec.wire.UnsubscribeDecoder;
 
 /**
  * Template ids of the wire protocol, as constants so that the engine can {@code switch} on them
@@ -29,6 +38,19 @@ public final class FrameType
     public static final int ERROR = ErrorDecoder.TEMPLATE_ID;
     public static final int KEEPALIVE = KeepaliveDecoder.TEMPLATE_ID;
     public static final int CLOSE = CloseDecoder.TEMPLATE_ID;
+
+    // Fan-out topics: connection-level frames (no stream id), see the schema's topic section.
+    /** A topic message, encoded once into the publisher's log and sent from there to every subscriber. */
+    public static final int TOPIC_DATA = TopicDataDecoder.TEMPLATE_ID;
+    public static final int SUBSCRIBE = SubscribeDecoder.TEMPLATE_ID;
+    public static final int UNSUBSCRIBE = UnsubscribeDecoder.TEMPLATE_ID;
+    /** Subscriber to publisher: credits for one topic and proof that the subscriber is alive. */
+    public static final int TOPIC_STATUS = TopicStatusDecoder.TEMPLATE_ID;
+    public static final int TOPIC_ATTACH = TopicAttachDecoder.TEMPLATE_ID;
+    public static final int TOPIC_SNAPSHOT = TopicSnapshotDecoder.TEMPLATE_ID;
+    public static final int TOPIC_GAP = TopicGapDecoder.TEMPLATE_ID;
+    public static final int TOPIC_HEARTBEAT = TopicHeartbeatDecoder.TEMPLATE_ID;
+    public static final int TOPIC_DETACH = TopicDetachDecoder.TEMPLATE_ID;
 
     private FrameType()
     {
@@ -55,6 +77,15 @@ public final class FrameType
             case 9: return "ERROR";
             case 10: return "KEEPALIVE";
             case 11: return "CLOSE";
+            case 12: return "TOPIC_DATA";
+            case 13: return "SUBSCRIBE";
+            case 14: return "UNSUBSCRIBE";
+            case 15: return "TOPIC_STATUS";
+            case 16: return "TOPIC_ATTACH";
+            case 17: return "TOPIC_SNAPSHOT";
+            case 18: return "TOPIC_GAP";
+            case 19: return "TOPIC_HEARTBEAT";
+            case 20: return "TOPIC_DETACH";
             default: return "UNKNOWN";
         }
     }
@@ -69,5 +100,16 @@ public final class FrameType
     {
         return templateId == REQUEST_FNF || templateId == REQUEST_RESPONSE || templateId == REQUEST_STREAM ||
             templateId == REQUEST_CHANNEL || templateId == PAYLOAD;
+    }
+
+    /**
+     * Whether frames of this type belong to fan-out topics (TOPIC_DATA .. TOPIC_DETACH).
+     *
+     * @param templateId from a frame header.
+     * @return true for the topic frames.
+     */
+    public static boolean isTopic(final int templateId)
+    {
+        return templateId >= TOPIC_DATA && templateId <= TOPIC_DETACH;
     }
 }

@@ -13,9 +13,19 @@ import io.rivulet.codec.wire.RequestNEncoder;
 import io.rivulet.codec.wire.RequestResponseEncoder;
 import io.rivulet.codec.wire.RequestStreamEncoder;
 import io.rivulet.codec.wire.SetupEncoder;
+import io.rivulet.codec.wire.SubscribeEncoder;
+import io.rivulet.codec.wire.TopicAttachEncoder;
+import io.rivulet.codec.wire.TopicDataEncoder;
+import io.rivulet.codec.wire.TopicDetachEncoder;
+import io.rivulet.codec.wire.TopicGapEncoder;
+import io.rivulet.codec.wire.TopicHeartbeatEncoder;
+import io.rivulet.codec.wire.TopicSnapshotEncoder;
+import io.rivulet.codec.wire.TopicStatusEncoder;
+import io.rivulet.codec.wire.UnsubscribeEncoder;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -45,6 +55,28 @@ public final class FrameWriter
     private final ErrorEncoder error = new ErrorEncoder();
     private final KeepaliveEncoder keepalive = new KeepaliveEncoder();
     private final CloseEncoder close = new CloseEncoder();
+    private final SubscribeEncoder subscribe = new SubscribeEncoder();
+    private final UnsubscribeEncoder unsubscribe = new UnsubscribeEncoder();
+    private final TopicStatusEncoder topicStatus = new TopicStatusEncoder();
+    private final TopicAttachEncoder topicAttach = new TopicAttachEncoder();
+    private final TopicSnapshotEncoder topicSnapshot = new TopicSnapshotEncoder();
+    private final TopicGapEncoder topicGap = new TopicGapEncoder();
+    private final TopicHeartbeatEncoder topicHeartbeat = new TopicHeartbeatEncoder();
+    private final TopicDetachEncoder topicDetach = new TopicDetachEncoder();
+
+    /**
+     * Bytes of a TOPIC_DATA frame before its data: header, block and the data's length field. A publisher
+     * encodes the payload at {@code frameOffset + TOPIC_DATA_HEADER_LENGTH} of a claimed log slot.
+     */
+    public static final int TOPIC_DATA_HEADER_LENGTH =
+        HEADER_LENGTH + TopicDataEncoder.BLOCK_LENGTH + TopicDataEncoder.dataHeaderLength();
+    /** Bytes of a TOPIC_SNAPSHOT frame besides its data. */
+    public static final int TOPIC_SNAPSHOT_OVERHEAD =
+        HEADER_LENGTH + TopicSnapshotEncoder.BLOCK_LENGTH + TopicSnapshotEncoder.dataHeaderLength();
+    /** Offset of the sequence field within a TOPIC_DATA frame. */
+    public static final int TOPIC_DATA_SEQUENCE_OFFSET = HEADER_LENGTH + TopicDataEncoder.sequenceEncodingOffset();
+    /** Offset of the key field within a TOPIC_DATA frame. */
+    public static final int TOPIC_DATA_KEY_OFFSET = HEADER_LENGTH + TopicDataEncoder.keyEncodingOffset();
 
     /**
      * Length of a request or payload frame of the given type.
@@ -101,6 +133,51 @@ public final class FrameWriter
     {
         return HEADER_LENGTH + SetupEncoder.BLOCK_LENGTH + 2 * SetupEncoder.metadataHeaderLength() +
             metadataLength + dataLength;
+    }
+
+    public static int topicDataLength(final int dataLength)
+    {
+        return TOPIC_DATA_HEADER_LENGTH + dataLength;
+    }
+
+    public static int topicSnapshotLength(final int dataLength)
+    {
+        return TOPIC_SNAPSHOT_OVERHEAD + dataLength;
+    }
+
+    public static int subscribeLength(final int patternLength)
+    {
+        return HEADER_LENGTH + SubscribeEncoder.BLOCK_LENGTH + SubscribeEncoder.patternHeaderLength() + patternLength;
+    }
+
+    public static int unsubscribeLength()
+    {
+        return HEADER_LENGTH + UnsubscribeEncoder.BLOCK_LENGTH;
+    }
+
+    public static int topicStatusLength()
+    {
+        return HEADER_LENGTH + TopicStatusEncoder.BLOCK_LENGTH;
+    }
+
+    public static int topicAttachLength(final int topicLength)
+    {
+        return HEADER_LENGTH + TopicAttachEncoder.BLOCK_LENGTH + TopicAttachEncoder.topicNameHeaderLength() + topicLength;
+    }
+
+    public static int topicGapLength()
+    {
+        return HEADER_LENGTH + TopicGapEncoder.BLOCK_LENGTH;
+    }
+
+    public static int topicHeartbeatLength()
+    {
+        return HEADER_LENGTH + TopicHeartbeatEncoder.BLOCK_LENGTH;
+    }
+
+    public static int topicDetachLength(final int messageLength)
+    {
+        return HEADER_LENGTH + TopicDetachEncoder.BLOCK_LENGTH + TopicDetachEncoder.messageHeaderLength() + messageLength;
     }
 
     /**
@@ -232,6 +309,162 @@ public final class FrameWriter
             .putMetadata(metadata, 0, metadata.length)
             .putData(data, 0, data.length);
         return HEADER_LENGTH + setup.encodedLength();
+    }
+
+    // ------------------------------------------------------------------------------------ topic frames
+
+    /**
+     * Encodes everything of a TOPIC_DATA frame but its data bytes, which the caller has written (or will
+     * write) at {@code offset + TOPIC_DATA_HEADER_LENGTH}: the in-place path of a publisher's log.
+     *
+     * @return the frame's encoded length.
+     */
+    public int writeTopicDataHeader(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final int topicId,
+        final int sessionId,
+        final long sequence,
+        final long key,
+        final int dataLength)
+    {
+        header.wrap(buffer, offset)
+            .blockLength(TopicDataEncoder.BLOCK_LENGTH)
+            .templateId(TopicDataEncoder.TEMPLATE_ID)
+            .schemaId(TopicDataEncoder.SCHEMA_ID)
+            .version(TopicDataEncoder.SCHEMA_VERSION);
+        final int block = offset + HEADER_LENGTH;
+        buffer.putInt(block + TopicDataEncoder.topicIdEncodingOffset(), topicId, ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(block + TopicDataEncoder.sessionIdEncodingOffset(), sessionId, ByteOrder.LITTLE_ENDIAN);
+        buffer.putLong(block + TopicDataEncoder.sequenceEncodingOffset(), sequence, ByteOrder.LITTLE_ENDIAN);
+        buffer.putLong(block + TopicDataEncoder.keyEncodingOffset(), key, ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(block + TopicDataEncoder.BLOCK_LENGTH, dataLength, ByteOrder.LITTLE_ENDIAN);
+        return TOPIC_DATA_HEADER_LENGTH + dataLength;
+    }
+
+    /** Encodes a whole TOPIC_DATA frame. */
+    public int writeTopicData(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final int topicId,
+        final int sessionId,
+        final long sequence,
+        final long key,
+        final DirectBuffer data,
+        final int dataOffset,
+        final int dataLength)
+    {
+        if (dataLength > 0)
+        {
+            buffer.putBytes(offset + TOPIC_DATA_HEADER_LENGTH, data, dataOffset, dataLength);
+        }
+        return writeTopicDataHeader(buffer, offset, topicId, sessionId, sequence, key, dataLength);
+    }
+
+    public int writeSubscribe(
+        final MutableDirectBuffer buffer, final int offset, final int subscriptionId, final int initialCredits,
+        final byte[] pattern)
+    {
+        subscribe.wrapAndApplyHeader(buffer, offset, header).subscriptionId(subscriptionId).initialCredits(initialCredits)
+            .putPattern(pattern, 0, pattern.length);
+        return HEADER_LENGTH + subscribe.encodedLength();
+    }
+
+    public int writeUnsubscribe(final MutableDirectBuffer buffer, final int offset, final int subscriptionId)
+    {
+        unsubscribe.wrapAndApplyHeader(buffer, offset, header).subscriptionId(subscriptionId);
+        return HEADER_LENGTH + unsubscribe.encodedLength();
+    }
+
+    public int writeTopicStatus(
+        final MutableDirectBuffer buffer, final int offset, final int topicId, final int sessionId, final int credits)
+    {
+        topicStatus.wrapAndApplyHeader(buffer, offset, header).topicId(topicId).sessionId(sessionId).credits(credits);
+        return HEADER_LENGTH + topicStatus.encodedLength();
+    }
+
+    /**
+     * @param policy a {@code TopicPolicy} value (0 BLOCK, 1 DROP_SLOW, 2 CONFLATE).
+     */
+    public int writeTopicAttach(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final int subscriptionId,
+        final int topicId,
+        final int sessionId,
+        final int policy,
+        final long snapshotSequence,
+        final int snapshotCount,
+        final byte[] topic)
+    {
+        topicAttach.wrapAndApplyHeader(buffer, offset, header).subscriptionId(subscriptionId).topicId(topicId)
+            .sessionId(sessionId);
+        buffer.putByte(offset + HEADER_LENGTH + TopicAttachEncoder.policyEncodingOffset(), (byte)policy);
+        topicAttach.snapshotSequence(snapshotSequence).snapshotCount(snapshotCount).putTopicName(topic, 0, topic.length);
+        return HEADER_LENGTH + topicAttach.encodedLength();
+    }
+
+    public int writeTopicSnapshot(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final int subscriptionId,
+        final int topicId,
+        final int sessionId,
+        final long sequence,
+        final long key,
+        final DirectBuffer data,
+        final int dataOffset,
+        final int dataLength)
+    {
+        topicSnapshot.wrapAndApplyHeader(buffer, offset, header).subscriptionId(subscriptionId).topicId(topicId)
+            .sessionId(sessionId).sequence(sequence).key(key).putData(orEmpty(data), dataOffset, dataLength);
+        return HEADER_LENGTH + topicSnapshot.encodedLength();
+    }
+
+    /**
+     * @param reason a {@code GapReason} value (1 CONFLATED, 2 LOST).
+     */
+    public int writeTopicGap(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final int topicId,
+        final int sessionId,
+        final long fromSequence,
+        final long toSequence,
+        final int reason,
+        final int entries)
+    {
+        topicGap.wrapAndApplyHeader(buffer, offset, header).topicId(topicId).sessionId(sessionId)
+            .fromSequence(fromSequence).toSequence(toSequence);
+        buffer.putByte(offset + HEADER_LENGTH + TopicGapEncoder.reasonEncodingOffset(), (byte)reason);
+        topicGap.entries(entries);
+        return HEADER_LENGTH + topicGap.encodedLength();
+    }
+
+    public int writeTopicHeartbeat(
+        final MutableDirectBuffer buffer, final int offset, final int topicId, final int sessionId, final long sequence)
+    {
+        topicHeartbeat.wrapAndApplyHeader(buffer, offset, header).topicId(topicId).sessionId(sessionId).sequence(sequence);
+        return HEADER_LENGTH + topicHeartbeat.encodedLength();
+    }
+
+    /**
+     * @param reason a {@code DetachReason} value (1 CLOSED, 2 CUT_OFF, 3 TIMEOUT, 4 REJECTED, 5 UNSUBSCRIBED).
+     */
+    public int writeTopicDetach(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final int topicId,
+        final int sessionId,
+        final long lastSequence,
+        final int reason,
+        final byte[] message)
+    {
+        topicDetach.wrapAndApplyHeader(buffer, offset, header).topicId(topicId).sessionId(sessionId)
+            .lastSequence(lastSequence);
+        buffer.putByte(offset + HEADER_LENGTH + TopicDetachEncoder.reasonEncodingOffset(), (byte)reason);
+        topicDetach.putMessage(message, 0, message.length);
+        return HEADER_LENGTH + topicDetach.encodedLength();
     }
 
     /**

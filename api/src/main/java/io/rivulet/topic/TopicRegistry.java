@@ -1,0 +1,150 @@
+package io.rivulet.topic;
+
+import io.rivulet.ConfigurationException;
+
+import java.util.ArrayList;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A node's topics: its publications by name, and the topic endpoint of each of its connections. Creating
+ * and closing publications may happen on any thread; matching publications against subscriptions happens
+ * on the conductor, where the endpoints live.
+ *
+ * <p>Thread-safety: {@link #publication} and {@link #onClosed} from any thread; the rest on the conductor.
+ */
+public final class TopicRegistry
+{
+    private final ConcurrentHashMap<String, Publication> byName = new ConcurrentHashMap<>();
+    private final AtomicInteger nextTopicId = new AtomicInteger();
+    private final Executor conductor;
+    private final TopicSender sender;
+    private final TopicSettings settings;
+
+    // Conductor.
+    private final ArrayList<Publication> publications = new ArrayList<>();
+    private final ArrayList<TopicEndpoint> endpoints = new ArrayList<>();
+
+    /**
+     * @param conductor runs commands on the conductor thread.
+     * @param sender    the data plane, on the sender thread.
+     * @param settings  the node's topic settings.
+     */
+    public TopicRegistry(final Executor conductor, final TopicSender sender, final TopicSettings settings)
+    {
+        this.conductor = conductor;
+        this.sender = sender;
+        this.settings = settings;
+    }
+
+    /**
+     * Any thread: starts publishing a topic.
+     *
+     * @param topic   a topic name (no wildcards).
+     * @param options the topic's policy and sizes.
+     * @return the publication.
+     * @throws IllegalArgumentException when the name is not valid.
+     * @throws IllegalStateException    when this node already publishes the topic.
+     * @throws ConfigurationException   when an option is out of range.
+     */
+    public Publication publication(final String topic, final TopicOptions options)
+    {
+        final TopicPattern name = TopicPattern.name(topic);
+        final TopicOptions concluded = options.conclude(settings.maxFrameLength());
+        final int sessionId = newSessionId();
+        final Publication publication = new Publication(this, nextTopicId.incrementAndGet(), name, sessionId, concluded,
+            settings);
+        if (byName.putIfAbsent(topic, publication) != null)
+        {
+            throw new IllegalStateException("this node already publishes " + topic + "; close that publication first");
+        }
+        sender.add(publication.engine());
+        conductor.execute(() -> onAdded(publication));
+        return publication;
+    }
+
+    /** Any thread: a publication closed; its name may be published again. */
+    void onClosed(final Publication publication)
+    {
+        byName.remove(publication.topic(), publication);
+        conductor.execute(() ->
+        {
+            publications.remove(publication);
+            publication.engine().unlisted();
+        });
+    }
+
+    /**
+     * Conductor: a connection opened.
+     *
+     * @param link the connection as the topic layer sees it.
+     * @return its endpoint, which the connection drives.
+     */
+    public TopicEndpoint newEndpoint(final TopicLink link)
+    {
+        final TopicEndpoint endpoint = new TopicEndpoint(this, link, settings);
+        endpoints.add(endpoint);
+        return endpoint;
+    }
+
+    /** Conductor: a connection finished. */
+    void remove(final TopicEndpoint endpoint)
+    {
+        endpoints.remove(endpoint);
+    }
+
+    /** Any thread: runs a command on the conductor. */
+    void execute(final Runnable command)
+    {
+        conductor.execute(command);
+    }
+
+    /** @return the publications known to the conductor (conductor only). */
+    ArrayList<Publication> publications()
+    {
+        return publications;
+    }
+
+    /** @return the publication of a topic on this node, or null (any thread). */
+    public Publication publication(final String topic)
+    {
+        return byName.get(topic);
+    }
+
+    /** Closes every publication (node shutdown). */
+    public void closeAll()
+    {
+        for (final Publication publication : byName.values())
+        {
+            publication.close();
+        }
+    }
+
+    private void onAdded(final Publication publication)
+    {
+        if (publication.isClosed())
+        {
+            publication.engine().unlisted();
+            return;
+        }
+        publications.add(publication);
+        for (int i = 0; i < endpoints.size(); i++)
+        {
+            endpoints.get(i).onPublicationAdded(publication);
+        }
+    }
+
+    /** A random, non-zero id for each incarnation, so that a restarted publisher is told apart. */
+    private static int newSessionId()
+    {
+        int id;
+        do
+        {
+            id = ThreadLocalRandom.current().nextInt();
+        }
+        while (id == 0);
+        return id;
+    }
+}

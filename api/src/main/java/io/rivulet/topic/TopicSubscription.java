@@ -1,0 +1,202 @@
+package io.rivulet.topic;
+
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Operators;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One {@code Connection.subscribe(pattern)}: the publisher of its {@link TopicMessage}s to one subscriber.
+ * Items wait in a queue until the subscriber's demand takes them, and a terminal error waits behind them.
+ * The queue is bounded because the endpoint grants a topic credits only for room within a window (so a
+ * subscriber that does not request holds its topics' publishers back, or gets the topics' slow-consumer
+ * treatment); a joining topic's snapshot comes on top, bounded by the publisher's key limit.
+ *
+ * <p>Thread-safety: {@code subscribe}, {@code request} and {@code cancel} may come from any thread and only
+ * record their effect and signal the endpoint; subscriber signals and the rest of the state belong to the
+ * conductor.
+ */
+final class TopicSubscription implements Publisher<TopicMessage>, Subscription
+{
+    private final TopicEndpoint endpoint;
+    private final TopicPattern pattern;
+    private final AtomicBoolean subscribed = new AtomicBoolean();
+    private final AtomicBoolean signalled = new AtomicBoolean();
+    private final AtomicLong demand = new AtomicLong();
+    private volatile CoreSubscriber<? super TopicMessage> subscriber;
+    private volatile boolean cancelled;
+    private volatile boolean invalidRequest;
+
+    // Conductor state.
+    int id;
+    /** Registered with the endpoint (has an id, SUBSCRIBE sent or queued). */
+    boolean registered;
+    /** Left the endpoint: cancelled, failed or the connection closed. */
+    boolean done;
+    final ArrayList<TopicEndpoint.Attachment> attachments = new ArrayList<>();
+    private final ArrayDeque<TopicMessage> queue = new ArrayDeque<>();
+    private Throwable error;
+    private boolean terminated;
+
+    TopicSubscription(final TopicEndpoint endpoint, final TopicPattern pattern)
+    {
+        this.endpoint = endpoint;
+        this.pattern = pattern;
+    }
+
+    TopicPattern pattern()
+    {
+        return pattern;
+    }
+
+    @Override
+    public void subscribe(final Subscriber<? super TopicMessage> s)
+    {
+        if (!subscribed.compareAndSet(false, true))
+        {
+            Operators.error(s, new IllegalStateException("a topic subscription allows one subscriber; it has one already"));
+            return;
+        }
+        final CoreSubscriber<? super TopicMessage> actual = Operators.toCoreSubscriber(s);
+        subscriber = actual;
+        actual.onSubscribe(this);
+        signal();
+    }
+
+    @Override
+    public void request(final long n)
+    {
+        if (n <= 0)
+        {
+            invalidRequest = true;
+        }
+        else
+        {
+            long current;
+            do
+            {
+                current = demand.get();
+            }
+            while (!demand.compareAndSet(current, Operators.addCap(current, n)));
+        }
+        signal();
+    }
+
+    @Override
+    public void cancel()
+    {
+        cancelled = true;
+        signal();
+    }
+
+    private void signal()
+    {
+        if (signalled.compareAndSet(false, true))
+        {
+            endpoint.signal(this);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ conductor
+
+    /** Conductor: the signal is being handled; later signals queue the subscription again. */
+    void clearSignal()
+    {
+        signalled.set(false);
+    }
+
+    boolean isCancelled()
+    {
+        return cancelled || invalidRequest;
+    }
+
+    /** @return items waiting for demand. */
+    int queued()
+    {
+        return queue.size();
+    }
+
+    /** Conductor: an item for the subscriber; delivered now if demand allows. */
+    void enqueue(final TopicMessage message)
+    {
+        if (!terminated)
+        {
+            queue.add(message);
+            drain();
+        }
+    }
+
+    /**
+     * Conductor: ends the subscription with an error, delivered after the items already received (as a
+     * stream's buffered message is): the subscriber sees everything up to the failure, then why it ended.
+     */
+    void fail(final Throwable failure)
+    {
+        if (error == null)
+        {
+            error = failure;
+        }
+        drain();
+    }
+
+    /**
+     * Conductor: delivers what demand allows, then a pending error.
+     *
+     * @return items delivered.
+     */
+    int drain()
+    {
+        final CoreSubscriber<? super TopicMessage> s = subscriber;
+        if (terminated || s == null)
+        {
+            return 0;
+        }
+        if (invalidRequest)
+        {
+            terminate();
+            s.onError(new IllegalArgumentException("Reactive Streams rule 3.9: request must be positive"));
+            return 0;
+        }
+        if (cancelled)
+        {
+            terminate();
+            return 0;
+        }
+        int delivered = 0;
+        while (!queue.isEmpty() && demand.get() > 0 && !cancelled)
+        {
+            demand.decrementAndGet();
+            s.onNext(queue.poll());
+            delivered++;
+        }
+        if (error != null && !terminated && queue.isEmpty())
+        {
+            terminate();
+            s.onError(error);
+        }
+        return delivered;
+    }
+
+    private void terminate()
+    {
+        terminated = true;
+        queue.clear();
+    }
+
+    boolean isTerminated()
+    {
+        return terminated;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "TopicSubscription{" + id + " " + pattern + "}";
+    }
+}

@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
@@ -167,7 +168,7 @@ public final class RdmaLink implements ReliableLink
         this.layout = layout;
         this.maxFrameLength = layout.maxFrameLength();
         this.createdNs = createdNs;
-        this.remoteAddress = RdmaAddress.format(connection.remoteAddress());
+        this.remoteAddress = SocketAddresses.format(connection.remoteAddress());
 
         sendRing = stripe.sendRing();
         sendRingAddress = stripe.sendRingAddress();
@@ -208,8 +209,8 @@ public final class RdmaLink implements ReliableLink
      */
     void onEstablished()
     {
-        remoteAddress = RdmaAddress.format(connection.remoteAddress());
-        localAddress = RdmaAddress.format(connection.localAddress());
+        remoteAddress = SocketAddresses.format(connection.remoteAddress());
+        localAddress = SocketAddresses.format(connection.localAddress());
     }
 
     CmConnection connection()

@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.LinkListener;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CmRequest;
@@ -38,7 +39,7 @@ public final class RdmaLinkListener implements LinkListener
     {
         this.driver = driver;
         this.cmListener = cmListener;
-        this.localAddress = RdmaAddress.format(cmListener.localAddress());
+        this.localAddress = SocketAddresses.format(cmListener.localAddress());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
 import io.rivulet.transport.rdma.verbs.CmConnection;
@@ -128,7 +129,7 @@ public final class RdmaTransportDriver implements TransportDriver
     public RdmaLinkListener listen(final String address) throws IOException
     {
         ensureOpen();
-        final InetSocketAddress socketAddress = RdmaAddress.resolve(address);
+        final InetSocketAddress socketAddress = SocketAddresses.resolve(address);
         final CmListener cmListener;
         try
         {
@@ -157,7 +158,7 @@ public final class RdmaTransportDriver implements TransportDriver
     public RdmaLinkConnector connect(final String address) throws IOException
     {
         ensureOpen();
-        final InetSocketAddress socketAddress = RdmaAddress.resolve(address);
+        final InetSocketAddress socketAddress = SocketAddresses.resolve(address);
         final RdmaLinkConnector connector;
         try
         {

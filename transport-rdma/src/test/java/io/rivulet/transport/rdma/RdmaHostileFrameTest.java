@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.FramingException;
 import io.rivulet.transport.rdma.RdmaTestSupport.Frames;
 import io.rivulet.transport.rdma.verbs.Access;
@@ -60,7 +61,7 @@ class RdmaHostileFrameTest
         receiveCq = context.createCompletionQueue(16);
         region = pd.register(BufferUtil.allocateDirectAligned(64 * 1024, 4096), Access.LOCAL_WRITE);
         buffer = new UnsafeBuffer(region.buffer());
-        raw = context.connect(RdmaAddress.resolve(listener.localAddress()),
+        raw = context.connect(SocketAddresses.resolve(listener.localAddress()),
             new QueuePairConfig(pd, sendCq, receiveCq, 16, 16, 0, 7, 7, 0));
         final ReceiveWorkRequest receive = new ReceiveWorkRequest();
         for (int i = 0; i < 16; i++)

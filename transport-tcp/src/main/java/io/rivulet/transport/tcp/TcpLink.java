@@ -1,5 +1,6 @@
 package io.rivulet.transport.tcp;
 
+import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
@@ -82,8 +83,8 @@ public final class TcpLink implements ReliableLink, Selectable
         this.maxFrameLength = settings.maxFrameLength();
 
         configure(channel, settings);
-        remoteAddress = TcpAddress.format(channel.getRemoteAddress());
-        localAddress = TcpAddress.format(channel.getLocalAddress());
+        remoteAddress = SocketAddresses.format(channel.getRemoteAddress());
+        localAddress = SocketAddresses.format(channel.getLocalAddress());
 
         sendCapacity = settings.sendBufferLength();
         sendByteBuffer = ByteBuffer.allocateDirect(sendCapacity);

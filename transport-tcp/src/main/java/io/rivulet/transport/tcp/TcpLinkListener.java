@@ -1,5 +1,6 @@
 package io.rivulet.transport.tcp;
 
+import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.LinkListener;
 
 import java.io.IOException;
@@ -29,7 +30,7 @@ public final class TcpLinkListener implements LinkListener, Selectable
     {
         this.driver = driver;
         this.channel = channel;
-        localAddress = TcpAddress.format(channel.getLocalAddress());
+        localAddress = SocketAddresses.format(channel.getLocalAddress());
         selectionKey = channel.register(selector, SelectionKey.OP_ACCEPT, this);
     }
 

@@ -1,5 +1,6 @@
 package io.rivulet.transport.tcp;
 
+import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
 
@@ -61,7 +62,7 @@ public final class TcpTransportDriver implements TransportDriver
     public TcpLinkListener listen(final String address) throws IOException
     {
         ensureOpen();
-        final InetSocketAddress socketAddress = TcpAddress.resolve(address);
+        final InetSocketAddress socketAddress = SocketAddresses.resolve(address);
         final ServerSocketChannel channel = ServerSocketChannel.open();
         try
         {
@@ -99,7 +100,7 @@ public final class TcpTransportDriver implements TransportDriver
     public TcpLinkConnector connect(final String address) throws IOException
     {
         ensureOpen();
-        final InetSocketAddress socketAddress = TcpAddress.resolve(address);
+        final InetSocketAddress socketAddress = SocketAddresses.resolve(address);
         final SocketChannel channel = SocketChannel.open();
         try
         {

@@ -1,4 +1,4 @@
-package io.rivulet.transport.rdma;
+package io.rivulet.spi;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -7,17 +7,17 @@ import java.net.SocketAddress;
 import java.net.UnknownHostException;
 
 /**
- * Parses and formats the {@code host:port} addresses of the transport SPI; RDMA CM binds and resolves
- * IP addresses and ports like TCP, so the syntax is the same. IPv6 hosts are written in brackets, as in
- * {@code [::1]:7070}.
+ * Parses and formats the {@code host:port} addresses of the transport SPI, shared by every transport
+ * whose endpoints are IP addresses and ports (TCP, and RDMA through RDMA CM). IPv6 hosts are written in
+ * brackets, as in {@code [::1]:7070}.
  *
  * <p>Stateless and thread-safe.
  */
-final class RdmaAddress
+public final class SocketAddresses
 {
     private static final int MAX_PORT = 65535;
 
-    private RdmaAddress()
+    private SocketAddresses()
     {
     }
 
@@ -30,7 +30,7 @@ final class RdmaAddress
      * @throws IllegalArgumentException when the text is not a valid address; the message names it.
      * @throws UnknownHostException     when the host cannot be resolved; the message names the address.
      */
-    static InetSocketAddress resolve(final String address) throws UnknownHostException
+    public static InetSocketAddress resolve(final String address) throws UnknownHostException
     {
         if (null == address)
         {
@@ -87,10 +87,10 @@ final class RdmaAddress
     }
 
     /**
-     * @param socketAddress an {@link InetSocketAddress} as returned by RDMA CM.
+     * @param socketAddress an {@link InetSocketAddress} as returned by a channel.
      * @return it as {@code host:port}, or {@code [v6]:port} for IPv6.
      */
-    static String format(final SocketAddress socketAddress)
+    public static String format(final SocketAddress socketAddress)
     {
         if (!(socketAddress instanceof InetSocketAddress))
         {

@@ -1,4 +1,4 @@
-package io.rivulet.transport.tcp;
+package io.rivulet.spi;
 
 import org.junit.jupiter.api.Test;
 
@@ -8,26 +8,26 @@ import java.net.UnknownHostException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class TcpAddressTest
+class SocketAddressesTest
 {
     @Test
     void shouldParseIpv4AndIpv6Literals() throws UnknownHostException
     {
-        assertThat(TcpAddress.resolve("127.0.0.1:7070"))
+        assertThat(SocketAddresses.resolve("127.0.0.1:7070"))
             .isEqualTo(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 7070));
-        assertThat(TcpAddress.resolve("[::1]:0"))
+        assertThat(SocketAddresses.resolve("[::1]:0"))
             .isEqualTo(new InetSocketAddress(InetAddress.getByName("::1"), 0));
-        assertThat(TcpAddress.resolve("0.0.0.0:65535").getPort()).isEqualTo(65535);
+        assertThat(SocketAddresses.resolve("0.0.0.0:65535").getPort()).isEqualTo(65535);
     }
 
     @Test
     void shouldFormatIpv6InBracketsSoItParsesBack() throws UnknownHostException
     {
-        final String formatted = TcpAddress.format(new InetSocketAddress(InetAddress.getByName("::1"), 7070));
+        final String formatted = SocketAddresses.format(new InetSocketAddress(InetAddress.getByName("::1"), 7070));
 
         assertThat(formatted).startsWith("[").endsWith("]:7070");
-        assertThat(TcpAddress.resolve(formatted).getPort()).isEqualTo(7070);
-        assertThat(TcpAddress.format(new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 80)))
+        assertThat(SocketAddresses.resolve(formatted).getPort()).isEqualTo(7070);
+        assertThat(SocketAddresses.format(new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 80)))
             .isEqualTo("10.1.2.3:80");
     }
 }

@@ -6,8 +6,6 @@ import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
 import io.rivulet.Transports;
-import io.rivulet.samples.marketdata.MarketDataCodecs.Quote;
-import io.rivulet.samples.marketdata.MarketDataCodecs.Trade;
 import io.rivulet.topic.Publication;
 import io.rivulet.topic.SlowConsumerPolicy;
 import io.rivulet.topic.TopicClaim;
@@ -348,8 +346,7 @@ public final class MarketData
         void publish(final PrintStream out)
         {
             final TopicClaim claim = new TopicClaim();
-            final Quote quote = new Quote();
-            final Trade trade = new Trade();
+            final MarketDataCodecs.Encoders encoders = new MarketDataCodecs.Encoders();
             final int instruments = symbols.size();
             final long intervalNs = options.rate == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) / options.rate;
             long backPressured = 0;
@@ -370,7 +367,7 @@ public final class MarketData
                 final int assetClass = (int)((instrumentId - 1) % 2); // 0 fx, 1 equities
                 final boolean isTrade = isTrade(i);
                 final Publication publication = isTrade ? trades[assetClass] : quotes[assetClass];
-                final int length = isTrade ? Trade.ENCODED_LENGTH : Quote.ENCODED_LENGTH;
+                final int length = isTrade ? MarketDataCodecs.TRADE_LENGTH : MarketDataCodecs.QUOTE_LENGTH;
                 int idle = 0;
                 while (publication.tryClaim(length, claim) <= 0)
                 {
@@ -383,12 +380,12 @@ public final class MarketData
                 final long price = 1_000_000L * instrumentId + i % 997;
                 if (isTrade)
                 {
-                    trade.wrapForEncode(claim.buffer(), claim.offset()).instrumentId(instrumentId)
-                        .sendTimeNs(System.nanoTime()).price(price).quantity(100 + i % 900).side(i & 1);
+                    encoders.trade(claim.buffer(), claim.offset()).instrumentId(instrumentId)
+                        .sendTimeNs(System.nanoTime()).price(price).quantity(100 + i % 900).side((short)(i & 1));
                 }
                 else
                 {
-                    quote.wrapForEncode(claim.buffer(), claim.offset()).instrumentId(instrumentId)
+                    encoders.quote(claim.buffer(), claim.offset()).instrumentId(instrumentId)
                         .sendTimeNs(System.nanoTime()).bid(price).ask(price + 20).bidSize(1_000_000).askSize(2_000_000);
                     lastBid[(int)instrumentId] = price;
                 }

@@ -1,235 +1,117 @@
 package io.rivulet.samples.marketdata;
 
+import io.rivulet.samples.marketdata.sbe.MessageHeaderDecoder;
+import io.rivulet.samples.marketdata.sbe.MessageHeaderEncoder;
+import io.rivulet.samples.marketdata.sbe.QuoteDecoder;
+import io.rivulet.samples.marketdata.sbe.QuoteEncoder;
+import io.rivulet.samples.marketdata.sbe.TradeDecoder;
+import io.rivulet.samples.marketdata.sbe.TradeEncoder;
 import io.rivulet.topic.KeyExtractor;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
-import java.nio.ByteOrder;
-
 /**
- * The sample's two market-data messages, laid out as SBE messages (standard 8-byte message header, then a
- * fixed block, little-endian), with flyweight encoders and decoders in the style of SBE's generated code:
+ * A thin helper over the sample's SBE codecs. The Quote and Trade messages are defined by the schema
+ * {@code samples/src/main/resources/sbe/market-data.xml} (id 7702, version 1, little-endian, standard 8-byte
+ * message header); sbe-tool generates their flyweights into {@code io.rivulet.samples.marketdata.sbe} during
+ * the build's {@code generate-sources} phase ({@code samples/pom.xml}), so the codecs are not in the source tree.
  *
- * <pre>
- *   &lt;sbe:messageSchema package="io.rivulet.samples.marketdata" id="7702" version="1" byteOrder="littleEndian"&gt;
- *     &lt;sbe:message name="Quote" id="1"&gt;                          block 40 bytes
- *       &lt;field name="instrumentId" id="1" type="int64"/&gt;         offset  0
- *       &lt;field name="sendTimeNs"   id="2" type="int64"/&gt;         offset  8
- *       &lt;field name="bid"          id="3" type="int64"/&gt;         offset 16   price in millionths
- *       &lt;field name="ask"          id="4" type="int64"/&gt;         offset 24
- *       &lt;field name="bidSize"      id="5" type="int32"/&gt;         offset 32
- *       &lt;field name="askSize"      id="6" type="int32"/&gt;         offset 36
- *     &lt;/sbe:message&gt;
- *     &lt;sbe:message name="Trade" id="2"&gt;                          block 32 bytes
- *       &lt;field name="instrumentId" id="1" type="int64"/&gt;         offset  0
- *       &lt;field name="sendTimeNs"   id="2" type="int64"/&gt;         offset  8
- *       &lt;field name="price"        id="3" type="int64"/&gt;         offset 16   price in millionths
- *       &lt;field name="quantity"     id="4" type="int32"/&gt;         offset 24
- *       &lt;field name="side"         id="5" type="uint8"/&gt;         offset 28   0 buy, 1 sell
- *     &lt;/sbe:message&gt;
- *   &lt;/sbe:messageSchema&gt;
- * </pre>
+ * <p>This class adds what the sample needs around them: the topic key (the instrument id, the first field of
+ * both blocks), the encoded lengths to claim in a topic's log, and a decoder that checks an untrusted frame's
+ * header and length before wrapping the matching generated decoder.
  *
- * The flyweights are written by hand here because the samples module does not run the SBE tool; the
- * bytes are what SBE's generated codecs read and write for the schema above. A publisher encodes them
- * straight into a claimed slot of the topic's log ({@code Publication.tryClaim}).
- *
- * <p>Flyweights are not thread-safe; use one per thread.
+ * <p>Encoders and decoders are flyweights and not thread-safe; use one of each per thread.
  */
 final class MarketDataCodecs
 {
-    static final int SCHEMA_ID = 7702;
-    static final int SCHEMA_VERSION = 1;
-    static final int HEADER_LENGTH = 8;
-    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+    static final int SCHEMA_ID = MessageHeaderDecoder.SCHEMA_ID;
+    static final int HEADER_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH;
+    /** What a publisher claims for one Quote: header and block. */
+    static final int QUOTE_LENGTH = HEADER_LENGTH + QuoteEncoder.BLOCK_LENGTH;
+    /** What a publisher claims for one Trade: header and block. */
+    static final int TRADE_LENGTH = HEADER_LENGTH + TradeEncoder.BLOCK_LENGTH;
+
+    /** The end of Trade's last field; the block is padded to {@link TradeEncoder#BLOCK_LENGTH}. */
+    private static final int TRADE_USED = TradeEncoder.sideEncodingOffset() + TradeEncoder.sideEncodingLength();
+
+    static
+    {
+        if (QuoteDecoder.instrumentIdEncodingOffset() != TradeDecoder.instrumentIdEncodingOffset())
+        {
+            throw new IllegalStateException("Quote and Trade must share the instrument id's offset: the topic key");
+        }
+    }
 
     /** Both messages start their block with the instrument id: the key of every market-data topic. */
-    static final KeyExtractor INSTRUMENT = (buffer, offset, length) -> buffer.getLong(offset + HEADER_LENGTH, ORDER);
+    static final KeyExtractor INSTRUMENT = (buffer, offset, length) ->
+        buffer.getLong(offset + HEADER_LENGTH + QuoteDecoder.instrumentIdEncodingOffset(), QuoteDecoder.BYTE_ORDER);
 
     private MarketDataCodecs()
     {
     }
 
-    /** @return the template id of an encoded message, after checking its header. */
-    static int templateId(final DirectBuffer buffer, final int offset, final int length)
+    /** The publisher's side: header plus Quote or Trade encoder, written straight into a claimed slot. */
+    static final class Encoders
     {
-        if (length < HEADER_LENGTH || (buffer.getShort(offset + 4, ORDER) & 0xFFFF) != SCHEMA_ID)
+        private final MessageHeaderEncoder header = new MessageHeaderEncoder();
+        private final QuoteEncoder quote = new QuoteEncoder();
+        private final TradeEncoder trade = new TradeEncoder();
+
+        /** Writes a Quote header at {@code offset}; {@link #QUOTE_LENGTH} bytes must be available there. */
+        QuoteEncoder quote(final MutableDirectBuffer buffer, final int offset)
         {
-            return -1;
-        }
-        final int blockLength = buffer.getShort(offset, ORDER) & 0xFFFF;
-        final int templateId = buffer.getShort(offset + 2, ORDER) & 0xFFFF;
-        final int required = templateId == Quote.TEMPLATE_ID ? Quote.BLOCK_LENGTH :
-            templateId == Trade.TEMPLATE_ID ? Trade.BLOCK_LENGTH : Integer.MAX_VALUE;
-        return blockLength >= required && length >= HEADER_LENGTH + blockLength ? templateId : -1;
-    }
-
-    private static void header(final MutableDirectBuffer buffer, final int offset, final int blockLength,
-        final int templateId)
-    {
-        buffer.putShort(offset, (short)blockLength, ORDER);
-        buffer.putShort(offset + 2, (short)templateId, ORDER);
-        buffer.putShort(offset + 4, (short)SCHEMA_ID, ORDER);
-        buffer.putShort(offset + 6, (short)SCHEMA_VERSION, ORDER);
-    }
-
-    /** A quote: best bid and ask of one instrument. */
-    static final class Quote
-    {
-        static final int TEMPLATE_ID = 1;
-        static final int BLOCK_LENGTH = 40;
-        static final int ENCODED_LENGTH = HEADER_LENGTH + BLOCK_LENGTH;
-
-        private MutableDirectBuffer buffer;
-        private DirectBuffer readBuffer;
-        private int offset;
-
-        /** Writes the header and points the encoder at the block. */
-        Quote wrapForEncode(final MutableDirectBuffer buffer, final int offset)
-        {
-            header(buffer, offset, BLOCK_LENGTH, TEMPLATE_ID);
-            this.buffer = buffer;
-            this.readBuffer = buffer;
-            this.offset = offset + HEADER_LENGTH;
-            return this;
+            return quote.wrapAndApplyHeader(buffer, offset, header);
         }
 
-        /** Points the decoder at a message whose header {@link #templateId} checked. */
-        Quote wrapForDecode(final DirectBuffer buffer, final int offset)
+        /** Writes a Trade header at {@code offset} and zeroes the block's padding; {@link #TRADE_LENGTH} bytes. */
+        TradeEncoder trade(final MutableDirectBuffer buffer, final int offset)
         {
-            this.readBuffer = buffer;
-            this.offset = offset + HEADER_LENGTH;
-            return this;
-        }
-
-        Quote instrumentId(final long value)
-        {
-            buffer.putLong(offset, value, ORDER);
-            return this;
-        }
-
-        Quote sendTimeNs(final long value)
-        {
-            buffer.putLong(offset + 8, value, ORDER);
-            return this;
-        }
-
-        Quote bid(final long value)
-        {
-            buffer.putLong(offset + 16, value, ORDER);
-            return this;
-        }
-
-        Quote ask(final long value)
-        {
-            buffer.putLong(offset + 24, value, ORDER);
-            return this;
-        }
-
-        Quote bidSize(final int value)
-        {
-            buffer.putInt(offset + 32, value, ORDER);
-            return this;
-        }
-
-        Quote askSize(final int value)
-        {
-            buffer.putInt(offset + 36, value, ORDER);
-            return this;
-        }
-
-        long instrumentId()
-        {
-            return readBuffer.getLong(offset, ORDER);
-        }
-
-        long sendTimeNs()
-        {
-            return readBuffer.getLong(offset + 8, ORDER);
-        }
-
-        long bid()
-        {
-            return readBuffer.getLong(offset + 16, ORDER);
-        }
-
-        long ask()
-        {
-            return readBuffer.getLong(offset + 24, ORDER);
+            buffer.setMemory(offset + HEADER_LENGTH + TRADE_USED, TradeEncoder.BLOCK_LENGTH - TRADE_USED, (byte)0);
+            return trade.wrapAndApplyHeader(buffer, offset, header);
         }
     }
 
-    /** A trade: one execution on one instrument. */
-    static final class Trade
+    /** The subscriber's side: checks a frame's header, then wraps the generated decoder of its template. */
+    static final class Decoders
     {
-        static final int TEMPLATE_ID = 2;
-        static final int BLOCK_LENGTH = 32;
-        static final int ENCODED_LENGTH = HEADER_LENGTH + BLOCK_LENGTH;
+        private final MessageHeaderDecoder header = new MessageHeaderDecoder();
+        final QuoteDecoder quote = new QuoteDecoder();
+        final TradeDecoder trade = new TradeDecoder();
 
-        private MutableDirectBuffer buffer;
-        private DirectBuffer readBuffer;
-        private int offset;
-
-        Trade wrapForEncode(final MutableDirectBuffer buffer, final int offset)
+        /**
+         * Checks the frame of {@code length} bytes at {@code offset} (schema id, a known template, a block at least
+         * as long as this version's and within the frame) and wraps {@link #quote} or {@link #trade} over it.
+         *
+         * @return {@link QuoteDecoder#TEMPLATE_ID}, {@link TradeDecoder#TEMPLATE_ID}, or -1 if the frame is neither.
+         */
+        int wrap(final DirectBuffer buffer, final int offset, final int length)
         {
-            header(buffer, offset, BLOCK_LENGTH, TEMPLATE_ID);
-            this.buffer = buffer;
-            this.readBuffer = buffer;
-            this.offset = offset + HEADER_LENGTH;
-            buffer.setMemory(this.offset + 29, 3, (byte)0);
-            return this;
-        }
-
-        Trade wrapForDecode(final DirectBuffer buffer, final int offset)
-        {
-            this.readBuffer = buffer;
-            this.offset = offset + HEADER_LENGTH;
-            return this;
-        }
-
-        Trade instrumentId(final long value)
-        {
-            buffer.putLong(offset, value, ORDER);
-            return this;
-        }
-
-        Trade sendTimeNs(final long value)
-        {
-            buffer.putLong(offset + 8, value, ORDER);
-            return this;
-        }
-
-        Trade price(final long value)
-        {
-            buffer.putLong(offset + 16, value, ORDER);
-            return this;
-        }
-
-        Trade quantity(final int value)
-        {
-            buffer.putInt(offset + 24, value, ORDER);
-            return this;
-        }
-
-        Trade side(final int value)
-        {
-            buffer.putByte(offset + 28, (byte)value);
-            return this;
-        }
-
-        long instrumentId()
-        {
-            return readBuffer.getLong(offset, ORDER);
-        }
-
-        long sendTimeNs()
-        {
-            return readBuffer.getLong(offset + 8, ORDER);
-        }
-
-        long price()
-        {
-            return readBuffer.getLong(offset + 16, ORDER);
+            if (length < HEADER_LENGTH)
+            {
+                return -1;
+            }
+            header.wrap(buffer, offset);
+            if (header.schemaId() != SCHEMA_ID)
+            {
+                return -1;
+            }
+            final int templateId = header.templateId();
+            final int blockLength = header.blockLength();
+            final int required = templateId == QuoteDecoder.TEMPLATE_ID ? QuoteDecoder.BLOCK_LENGTH :
+                templateId == TradeDecoder.TEMPLATE_ID ? TradeDecoder.BLOCK_LENGTH : Integer.MAX_VALUE;
+            if (blockLength < required || length < HEADER_LENGTH + blockLength)
+            {
+                return -1;
+            }
+            if (templateId == QuoteDecoder.TEMPLATE_ID)
+            {
+                quote.wrap(buffer, offset + HEADER_LENGTH, blockLength, header.version());
+            }
+            else
+            {
+                trade.wrap(buffer, offset + HEADER_LENGTH, blockLength, header.version());
+            }
+            return templateId;
         }
     }
 }

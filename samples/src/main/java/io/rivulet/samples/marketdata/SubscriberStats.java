@@ -1,7 +1,7 @@
 package io.rivulet.samples.marketdata;
 
-import io.rivulet.samples.marketdata.MarketDataCodecs.Quote;
-import io.rivulet.samples.marketdata.MarketDataCodecs.Trade;
+import io.rivulet.samples.marketdata.sbe.QuoteDecoder;
+import io.rivulet.samples.marketdata.sbe.TradeDecoder;
 import io.rivulet.topic.SlowConsumerException;
 import io.rivulet.topic.TopicMessage;
 import org.HdrHistogram.Histogram;
@@ -35,8 +35,7 @@ final class SubscriberStats extends BaseSubscriber<TopicMessage>
     final String pattern;
     private final boolean slow;
     private final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
-    private final Quote quote = new Quote();
-    private final Trade trade = new Trade();
+    private final MarketDataCodecs.Decoders decoders = new MarketDataCodecs.Decoders();
     private final Map<String, long[]> topics = new HashMap<>(); // last sequence, last snapshot entry
     private final List<String> problems = new ArrayList<>();
     private final long[] lastBid;
@@ -140,12 +139,12 @@ final class SubscriberStats extends BaseSubscriber<TopicMessage>
     private void onMessage(final TopicMessage item, final boolean live)
     {
         final DirectBuffer buffer = item.data();
-        final int templateId = MarketDataCodecs.templateId(buffer, 0, item.dataLength());
+        final int templateId = decoders.wrap(buffer, 0, item.dataLength());
         final long nowNs = System.nanoTime();
         final long sendTimeNs;
-        if (templateId == Quote.TEMPLATE_ID)
+        if (templateId == QuoteDecoder.TEMPLATE_ID)
         {
-            quote.wrapForDecode(buffer, 0);
+            final QuoteDecoder quote = decoders.quote;
             sendTimeNs = quote.sendTimeNs();
             final long instrument = quote.instrumentId();
             if (instrument > 0 && instrument < lastBid.length)
@@ -153,10 +152,9 @@ final class SubscriberStats extends BaseSubscriber<TopicMessage>
                 lastBid[(int)instrument] = quote.bid();
             }
         }
-        else if (templateId == Trade.TEMPLATE_ID)
+        else if (templateId == TradeDecoder.TEMPLATE_ID)
         {
-            trade.wrapForDecode(buffer, 0);
-            sendTimeNs = trade.sendTimeNs();
+            sendTimeNs = decoders.trade.sendTimeNs();
         }
         else
         {

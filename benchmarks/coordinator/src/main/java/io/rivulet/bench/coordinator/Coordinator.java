@@ -1,0 +1,571 @@
+package io.rivulet.bench.coordinator;
+
+import io.rivulet.bench.harness.Args;
+import io.rivulet.bench.harness.Histograms;
+import io.rivulet.bench.harness.Line;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Runs the whole comparison and writes the report. Started by {@code ./rivulet-bench}, which builds the
+ * modules first; see {@link #USAGE}.
+ */
+public final class Coordinator
+{
+    static final String USAGE = String.join("\n",
+        "usage: rivulet-bench [--short | --full] [--systems ID,...] [--sizes 32,256,4096] [--no-jmh] [--out DIR]",
+        "                     [--publish]",
+        "",
+        "Measures Rivulet and its peers on this machine, in one run, and writes results/<timestamp>/ (results.md,",
+        "results.csv, PNG plots, logs/) and results/latest.",
+        "",
+        "  --short          quick comparison, under 5 minutes on 2 cores (the default)",
+        "  --full           larger counts and JMH iterations, for numbers to publish",
+        "  --systems IDS    only these systems: floor-busy, floor-blocking, rivulet-tcp-busy, rivulet-tcp-invoker,",
+        "                   rivulet-tcp-backoff, rivulet-rdma-inprocess, rivulet-rdma, rsocket, aeron-ipc, aeron-udp",
+        "  --sizes LIST     payload sizes in bytes (default 32,256,4096; at least 16)",
+        "  --no-jmh         skip the JMH microbenchmarks",
+        "  --out DIR        where results/ goes (default: the repository's results/)",
+        "  --publish        also copy the report and plots to benchmarks/published/ (committed; README links it)",
+        "  --help           this text");
+
+    private static final long READY_TIMEOUT_S = 60;
+
+    private Coordinator()
+    {
+    }
+
+    public static void main(final String[] argv) throws Exception
+    {
+        final Args args = new Args(argv);
+        if (args.has("help"))
+        {
+            System.out.println(USAGE);
+            return;
+        }
+        final Path root = Path.of(args.string("root", ".")).toAbsolutePath().normalize();
+        final String mode = args.has("full") ? "full" : args.string("mode", "short");
+        final Counts counts = Counts.of(mode);
+        final List<Integer> sizes = new ArrayList<>();
+        for (final String size : args.list("sizes", "32,256,4096"))
+        {
+            sizes.add(Integer.parseInt(size));
+        }
+        final List<String> only = args.list("systems", "");
+        final boolean jmh = !args.has("no-jmh");
+        final String command = args.string("command", "./rivulet-bench");
+        final String rdmaBuild = args.string("rdma-build", "ok");
+
+        final long startNs = System.nanoTime();
+        final ZonedDateTime started = ZonedDateTime.now(ZoneOffset.UTC);
+        final Path results = Path.of(args.string("out", root.resolve("results").toString())).toAbsolutePath();
+        final Path out = results.resolve(started.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Files.createDirectories(out.resolve("logs"));
+
+        final Jvm jvm = new Jvm(root);
+        final Machine machine = Machine.describe(root);
+        final List<SystemSpec> plan = new ArrayList<>();
+        for (final SystemSpec spec : Plan.systems(jvm.rivuletFlagsFile().toString()))
+        {
+            if (only.isEmpty() || only.contains(spec.id()))
+            {
+                plan.add(spec);
+            }
+        }
+        if (plan.isEmpty())
+        {
+            System.err.println("rivulet-bench: no system matches --systems " + only);
+            System.exit(2);
+        }
+
+        System.out.println("rivulet-bench: " + mode + " mode, " + plan.size() + " systems, sizes " + sizes +
+            (jmh ? ", then JMH" : ""));
+        System.out.println("machine: " + machine.describe());
+        System.out.println("counts:  " + counts.describe());
+        System.out.println("output:  " + out);
+        if (busy(machine))
+        {
+            System.out.println("warning: the machine is busy (load average " + machine.load() + "); other work " +
+                "skews every row, spinning ones most");
+        }
+
+        int steps = jmh ? 1 : 0;
+        for (final SystemSpec spec : plan)
+        {
+            steps += sizes.size() * (2 + spec.oneWayApis());
+        }
+        final ProgressDisplay display = new ProgressDisplay(steps);
+        final List<SystemRun> runs = new ArrayList<>();
+        for (int i = 0; i < plan.size(); i++)
+        {
+            final SystemSpec spec = plan.get(i);
+            display.system(i + 1, plan.size(), spec.label());
+            final SystemRun run = new SystemRun(spec);
+            final long systemStartNs = System.nanoTime();
+            try
+            {
+                runSystem(run, jvm, counts, sizes, out, display, rdmaBuild);
+            }
+            catch (final Exception ex)
+            {
+                run.errors.add("could not run: " + ex.getMessage());
+            }
+            run.wallNs = System.nanoTime() - systemStartNs;
+            final int expected = sizes.size() * (2 + spec.oneWayApis());
+            display.stepsSkipped(Math.max(0, expected - run.results.size() - run.errors.size()));
+            runs.add(run);
+            display.line(summary(run));
+        }
+
+        List<Jmh.Score> scores = List.of();
+        String jmhError = null;
+        if (jmh)
+        {
+            display.system(plan.size(), plan.size(), "JMH microbenchmarks");
+            try
+            {
+                scores = Jmh.run(jvm, counts, out, display);
+            }
+            catch (final Exception ex)
+            {
+                jmhError = ex.getMessage();
+            }
+            display.stepDone("JMH");
+            display.line(jmhError == null ? "JMH: " + scores.size() + " scores" : "JMH failed: " + jmhError);
+        }
+
+        final long wallNs = System.nanoTime() - startNs;
+        final Report report = new Report(machine, counts, sizes, command, started, wallNs, runs, scores, jmhError);
+        // The tables first, so that nothing measured is lost if plotting fails or hangs.
+        report.write(out, List.of(), "not drawn yet");
+        final List<String> plots = new ArrayList<>();
+        final String plotError = plot(out, runs, sizes, scores, plots);
+        report.write(out, plots, plotError);
+        latest(results, out);
+        if (args.has("publish"))
+        {
+            publish(out, root.resolve("benchmarks/published"));
+        }
+
+        System.out.println();
+        System.out.println(Files.readString(out.resolve("summary.md"), StandardCharsets.UTF_8));
+        System.out.println("rivulet-bench: finished in " + ProgressDisplay.clock(wallNs) + "; report " +
+            out.resolve("results.md") + " (also " + results.resolve("latest") + ")");
+        System.exit(0);
+        if (plotError != null)
+        {
+            System.out.println("rivulet-bench: plots failed: " + plotError);
+        }
+    }
+
+    /** Draws the plots on a thread of its own, given a minute. @return null, or why there are no plots. */
+    private static String plot(
+        final Path out,
+        final List<SystemRun> runs,
+        final List<Integer> sizes,
+        final List<Jmh.Score> scores,
+        final List<String> plots) throws InterruptedException
+    {
+        final String[] error = {null};
+        final List<String> drawn = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final Thread thread = new Thread(() ->
+        {
+            try
+            {
+                drawn.addAll(Charts.write(out, runs, sizes, scores));
+            }
+            catch (final Exception | LinkageError ex)
+            {
+                error[0] = ex.toString() + (String.valueOf(ex).toLowerCase().contains("font") ?
+                    " (headless AWT needs fonts: apt-get install fontconfig fonts-dejavu-core)" : "");
+            }
+        }, "plots");
+        thread.setDaemon(true);
+        thread.start();
+        thread.join(TimeUnit.SECONDS.toMillis(60));
+        if (thread.isAlive())
+        {
+            return "plotting did not finish within 60 s";
+        }
+        plots.addAll(drawn);
+        return error[0];
+    }
+
+    /** @return true when the 1-minute load average exceeds a quarter of the processors. */
+    static boolean busy(final Machine machine)
+    {
+        try
+        {
+            return Double.parseDouble(machine.load().split(" ")[0]) > machine.cpus() / 4.0;
+        }
+        catch (final RuntimeException ex)
+        {
+            return false;
+        }
+    }
+
+    private static String summary(final SystemRun run)
+    {
+        if (run.skipped != null)
+        {
+            return run.spec.label() + ": skipped: " + run.skipped;
+        }
+        return String.format(Locale.ROOT, "%s: %d results%s in %s", run.spec.label(), run.results.size(),
+            run.errors.isEmpty() ? "" : ", " + run.errors.size() + " errors (" + run.errors.get(0) + ")",
+            ProgressDisplay.clock(run.wallNs));
+    }
+
+    private static void runSystem(
+        final SystemRun run,
+        final Jvm jvm,
+        final Counts counts,
+        final List<Integer> sizes,
+        final Path out,
+        final ProgressDisplay display,
+        final String rdmaBuild) throws Exception
+    {
+        final SystemSpec spec = run.spec;
+        String classPath = jvm.classPath(spec.module());
+        if (spec.needsRdma())
+        {
+            final String rdma = jvm.rdmaClassPath();
+            if (!"ok".equals(rdmaBuild) || rdma == null)
+            {
+                run.skipped = "rdma transport not built yet (" + ("ok".equals(rdmaBuild) ?
+                    "benchmarks/rdma has no class path file" : rdmaBuild) + ")";
+                return;
+            }
+            classPath = classPath + ":" + rdma;
+            final String probe = probe(jvm, classPath, spec, out);
+            if (probe != null)
+            {
+                run.skipped = "rdma transport not built yet (" + probe + ")";
+                return;
+            }
+        }
+
+        Process server = null;
+        Thread serverDrain = null;
+        final List<String> clientArgs = new ArrayList<>(spec.clientArgs());
+        try
+        {
+            if (spec.serverMain() != null)
+            {
+                display.message("starting the server");
+                server = jvm.start(jvm.command(classPath, spec.jvmFlags(), spec.serverMain(), spec.serverArgs()),
+                    out.resolve("logs/" + spec.id() + "-server.log"));
+                final BlockingQueue<Line> ready = new ArrayBlockingQueue<>(1);
+                serverDrain = drain(server, out.resolve("logs/" + spec.id() + "-server.log"), ready);
+                final Line line = ready.poll(READY_TIMEOUT_S, TimeUnit.SECONDS);
+                if (line == null || !Line.READY.equals(line.type()))
+                {
+                    throw new IOException("server did not start" + (line == null ? " within " + READY_TIMEOUT_S + " s" :
+                        ": " + line.get("message", "")) + "; see logs/" + spec.id() + "-server.log");
+                }
+                // Whatever the server says the client needs: its port, a second port, Aeron's directory...
+                line.fields().forEach((key, value) ->
+                {
+                    if (!"address".equals(key))
+                    {
+                        clientArgs.add("--" + key);
+                        clientArgs.add(value);
+                    }
+                });
+            }
+            clientArgs.addAll(counts.clientArgs());
+            clientArgs.add("--sizes");
+            clientArgs.add(join(sizes));
+            runClient(run, jvm, classPath, clientArgs, counts, out, display);
+        }
+        finally
+        {
+            if (server != null)
+            {
+                stop(server);
+                serverDrain.join(5_000);
+            }
+        }
+    }
+
+    private static void runClient(
+        final SystemRun run,
+        final Jvm jvm,
+        final String classPath,
+        final List<String> clientArgs,
+        final Counts counts,
+        final Path out,
+        final ProgressDisplay display) throws Exception
+    {
+        final SystemSpec spec = run.spec;
+        final Path log = out.resolve("logs/" + spec.id() + "-client.log");
+        final Process client = jvm.start(jvm.command(classPath, spec.jvmFlags(), spec.clientMain(), clientArgs), log);
+        client.getOutputStream().close();
+        final String[] lastProgress = {"before any progress"};
+        final Thread watchdog = new Thread(() ->
+        {
+            try
+            {
+                if (!client.waitFor(counts.timeoutS(), TimeUnit.SECONDS))
+                {
+                    run.errors.add("timed out after " + counts.timeoutS() + " s, at " + lastProgress[0]);
+                    client.destroyForcibly();
+                }
+            }
+            catch (final InterruptedException ignore)
+            {
+                // The client finished.
+            }
+        }, "watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(client.getInputStream(),
+            StandardCharsets.UTF_8));
+             BufferedWriter logWriter = Files.newBufferedWriter(log, StandardCharsets.UTF_8, StandardOpenOption.APPEND))
+        {
+            String text;
+            while ((text = reader.readLine()) != null)
+            {
+                final Line line = Line.parse(text);
+                if (line == null || !Line.PROGRESS.equals(line.type()))
+                {
+                    logWriter.write(line != null && Line.RESULT.equals(line.type()) ? text.replaceAll("\thist=\\S+", "") :
+                        text);
+                    logWriter.newLine();
+                    logWriter.flush();
+                }
+                if (line == null)
+                {
+                    continue;
+                }
+                switch (line.type())
+                {
+                    case Line.INFO:
+                        run.info = line;
+                        break;
+                    case Line.PROGRESS:
+                        display.progress(line.get("label"), line.number("done"), line.number("total"));
+                        lastProgress[0] = String.format(Locale.ROOT, "%s %,d/%,d", line.get("label"),
+                            line.number("done"), line.number("total"));
+                        break;
+                    case Line.RESULT:
+                        final SystemRun.Result result = new SystemRun.Result(run, line.get("workload"), line.get("api"),
+                            Integer.parseInt(line.get("size")), line.number("warmup"), line.number("count"),
+                            line.number("elapsedNs"), line.get("hist") == null ? null : Histograms.decode(line.get("hist")),
+                            Integer.parseInt(line.get("window", "1")));
+                        run.results.add(result);
+                        display.stepDone(result.workload() + " " + result.size() + " B " + result.api());
+                        break;
+                    case Line.ERROR:
+                        run.errors.add(line.get("workload") + " " + line.get("size", "") + ": " + line.get("message"));
+                        display.stepDone(line.get("workload") + " failed");
+                        break;
+                    default:
+                        break;
+                }
+            }
+        }
+        client.waitFor(10, TimeUnit.SECONDS);
+        watchdog.interrupt();
+        if (client.isAlive())
+        {
+            client.destroyForcibly();
+        }
+        else if (client.exitValue() != 0 && run.errors.isEmpty())
+        {
+            run.errors.add("client exited with " + client.exitValue() + "; see logs/" + spec.id() + "-client.log");
+        }
+    }
+
+    /** @return null when the transport is there, else why not. */
+    private static String probe(final Jvm jvm, final String classPath, final SystemSpec spec, final Path out)
+        throws Exception
+    {
+        final Path log = out.resolve("logs/" + spec.id() + "-probe.log");
+        final Process probe = jvm.start(jvm.command(classPath, spec.jvmFlags(), "io.rivulet.bench.rivulet.RivuletProbe",
+            List.of("rdma")), log);
+        probe.getOutputStream().close();
+        final String output = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!probe.waitFor(60, TimeUnit.SECONDS))
+        {
+            probe.destroyForcibly();
+            return "the probe did not finish";
+        }
+        Files.writeString(log, output, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+        for (final String text : output.split("\n"))
+        {
+            final Line line = Line.parse(text);
+            if (line != null && Line.INFO.equals(line.type()))
+            {
+                return Boolean.parseBoolean(line.get("available")) ? null : line.get("reason");
+            }
+        }
+        return "the probe failed; see logs/" + spec.id() + "-probe.log";
+    }
+
+    /** Copies a server's stdout to its log, handing the first READY or ERROR line to {@code ready}. */
+    private static Thread drain(final Process process, final Path log, final BlockingQueue<Line> ready)
+    {
+        final Thread thread = new Thread(() ->
+        {
+            boolean signalled = false;
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)))
+            {
+                String text;
+                while ((text = reader.readLine()) != null)
+                {
+                    Files.writeString(log, text + System.lineSeparator(), StandardCharsets.UTF_8,
+                        StandardOpenOption.APPEND);
+                    final Line line = Line.parse(text);
+                    if (!signalled && line != null && (Line.READY.equals(line.type()) || Line.ERROR.equals(line.type())))
+                    {
+                        ready.offer(line);
+                        signalled = true;
+                    }
+                }
+            }
+            catch (final IOException ignore)
+            {
+                // The process is gone.
+            }
+            if (!signalled)
+            {
+                ready.offer(Line.of(Line.ERROR, "message", "exited with " + exitValue(process)));
+            }
+        }, "server-output");
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
+    private static String exitValue(final Process process)
+    {
+        try
+        {
+            return String.valueOf(process.waitFor(5, TimeUnit.SECONDS) ? process.exitValue() : "still running");
+        }
+        catch (final InterruptedException ex)
+        {
+            return "unknown";
+        }
+    }
+
+    /** Closing the server's standard input asks it to stop; it is killed if it does not. */
+    private static void stop(final Process server) throws InterruptedException
+    {
+        try
+        {
+            server.getOutputStream().close();
+        }
+        catch (final IOException ignore)
+        {
+            // Already gone.
+        }
+        if (!server.waitFor(10, TimeUnit.SECONDS))
+        {
+            server.destroy();
+            if (!server.waitFor(5, TimeUnit.SECONDS))
+            {
+                server.destroyForcibly();
+            }
+        }
+    }
+
+    /** Points results/latest at this run: a relative symbolic link, or a copy where links are not possible. */
+    private static void latest(final Path results, final Path out) throws IOException
+    {
+        final Path latest = results.resolve("latest");
+        if (Files.isSymbolicLink(latest) || Files.isRegularFile(latest))
+        {
+            Files.delete(latest);
+        }
+        else if (Files.isDirectory(latest))
+        {
+            try (Stream<Path> walk = Files.walk(latest))
+            {
+                walk.sorted((a, b) -> b.compareTo(a)).forEach(path -> path.toFile().delete());
+            }
+        }
+        try
+        {
+            Files.createSymbolicLink(latest, out.getFileName());
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            try (Stream<Path> walk = Files.walk(out))
+            {
+                for (final Path path : (Iterable<Path>)walk::iterator)
+                {
+                    final Path target = latest.resolve(out.relativize(path).toString());
+                    if (Files.isDirectory(path))
+                    {
+                        Files.createDirectories(target);
+                    }
+                    else
+                    {
+                        Files.copy(path, target, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Copies the report and plots (not the logs) to benchmarks/published/, which is committed, so README
+     * can show the plots of the run its Performance section quotes.
+     */
+    private static void publish(final Path out, final Path published) throws IOException
+    {
+        Files.createDirectories(published);
+        try (Stream<Path> old = Files.list(published))
+        {
+            for (final Path path : (Iterable<Path>)old::iterator)
+            {
+                final String name = path.getFileName().toString();
+                if (name.endsWith(".png") || name.endsWith(".md") || name.endsWith(".csv"))
+                {
+                    Files.delete(path);
+                }
+            }
+        }
+        try (Stream<Path> files = Files.list(out))
+        {
+            for (final Path path : (Iterable<Path>)files::iterator)
+            {
+                if (Files.isRegularFile(path))
+                {
+                    Files.copy(path, published.resolve(path.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+        System.out.println("rivulet-bench: published to " + published);
+    }
+
+    private static String join(final List<Integer> values)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final Integer value : values)
+        {
+            text.append(text.length() == 0 ? "" : ",").append(value);
+        }
+        return text.toString();
+    }
+}

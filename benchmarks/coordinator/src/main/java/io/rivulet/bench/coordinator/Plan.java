@@ -1,0 +1,102 @@
+package io.rivulet.bench.coordinator;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The systems compared, and how each is configured. Settings are chosen once, stated in every row, and the
+ * same in short and full mode.
+ *
+ * <p>Idle strategies, chosen so that a 2-core machine is not asked to run more spinning threads than it
+ * has cores (a third spinner turns microseconds into scheduler time slices):
+ * <ul>
+ *   <li>Rivulet: SHARED threading (one engine thread per node) with busy-spin, and again with the default
+ *       back-off; the application thread parks while it waits for a reply, as {@code Mono.block()} does. A
+ *       third row runs the client in INVOKER mode: the application thread runs the engine's duty cycle while
+ *       it waits, so each side has exactly one spinning thread, like the busy-poll floor.</li>
+ *   <li>RSocket: Netty's event loops block in epoll; the application thread parks, as for Rivulet.</li>
+ *   <li>Rivulet over the soft RDMA provider: back-off, because the provider's NIC thread needs a core too
+ *       (with busy-spinning engines on 2 cores it starves and a round trip takes milliseconds).</li>
+ *   <li>Floors: one thread per side, spinning (busy-poll) or blocked in read (blocking).</li>
+ *   <li>Aeron IPC: ping and pong threads busy-spin, the driver (idle for IPC) backs off. Aeron UDP: the
+ *       driver's thread and the ping and pong threads all have work on every message, three on two cores,
+ *       so all three yield.</li>
+ * </ul>
+ */
+final class Plan
+{
+    /** Every JVM of every system gets these, so heap sizing never differs between rows. */
+    static final List<String> COMMON_JVM_FLAGS = List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC",
+        "-Djava.net.preferIPv4Stack=true");
+
+    /**
+     * Fan-out 1→8 (one publisher, eight subscribers, throughput and latency) is the issue's fourth workload.
+     * Rivulet has no topics yet, so nothing is measured and no row is written; the report says so. Hook: when
+     * topics exist, implement {@code BenchClient.fanOut} for Rivulet and Aeron (and a multicast-free
+     * equivalent for the TCP peers), add "fanout" to the workloads below and set this to true.
+     */
+    static final boolean FANOUT_AVAILABLE = false;
+
+    private Plan()
+    {
+    }
+
+    static List<SystemSpec> systems(final String rivuletFlagsFile)
+    {
+        final List<String> rivuletFlags = List.of("@" + rivuletFlagsFile);
+        final List<String> rdmaFlags = new ArrayList<>(rivuletFlags);
+        rdmaFlags.add("-Drivulet.rdma.provider=soft");
+        final List<String> aeronFlags = List.of("--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED");
+
+        final List<SystemSpec> systems = new ArrayList<>();
+        systems.add(new SystemSpec("floor-busy", "TCP floor, busy-poll", "floors",
+            "io.rivulet.bench.floors.FloorServer", "io.rivulet.bench.floors.FloorClient",
+            List.of("--variant", "busy"), List.of("--variant", "busy"), List.of(),
+            "non-blocking SocketChannel, TCP_NODELAY, both sides busy-poll", false, false, 1));
+        systems.add(new SystemSpec("floor-blocking", "TCP floor, blocking", "floors",
+            "io.rivulet.bench.floors.FloorServer", "io.rivulet.bench.floors.FloorClient",
+            List.of("--variant", "blocking"), List.of("--variant", "blocking"), List.of(),
+            "java.net.Socket, TCP_NODELAY, both sides block in read", false, false, 1));
+        systems.add(new SystemSpec("rivulet-tcp-busy", "Rivulet TCP, busy-spin", "rivulet",
+            "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
+            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy"),
+            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
+            rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks for replies", true, false, 2));
+        systems.add(new SystemSpec("rivulet-tcp-invoker", "Rivulet TCP, INVOKER client", "rivulet",
+            "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
+            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy"),
+            List.of("--transport", "tcp", "--threading", "INVOKER"),
+            rivuletFlags, "client INVOKER (caller runs the engine's duty cycle), server SHARED busy-spin", true, false, 2));
+        systems.add(new SystemSpec("rivulet-tcp-backoff", "Rivulet TCP, back-off", "rivulet",
+            "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
+            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff"),
+            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
+            rivuletFlags, "SHARED threading, back-off idle (the default; both nodes), caller parks for replies",
+            true, false, 2));
+        systems.add(new SystemSpec("rivulet-rdma-inprocess", "Rivulet soft RDMA, in-process", "rivulet",
+            null, "io.rivulet.bench.rivulet.RivuletClient",
+            List.of(),
+            List.of("--transport", "rdma", "--in-process", "true", "--threading", "SHARED", "--idle", "backoff",
+                "--wait", "park"),
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 2));
+        systems.add(new SystemSpec("rivulet-rdma", "Rivulet soft RDMA, 2 processes", "rivulet",
+            "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
+            List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff"),
+            List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 2));
+        systems.add(new SystemSpec("rsocket", "RSocket TCP", "rsocket",
+            "io.rivulet.bench.rsocket.RSocketServerMain", "io.rivulet.bench.rsocket.RSocketClientMain",
+            List.of(), List.of("--wait", "park"), List.of(),
+            "Netty event loops (block in epoll), ZERO_COPY decoder, caller parks for replies", false, false, 1));
+        systems.add(new SystemSpec("aeron-ipc", "Aeron IPC", "aeron",
+            null, "io.rivulet.bench.aeron.AeronClientMain",
+            List.of(), List.of("--channel", "ipc", "--idle", "busy", "--driver-idle", "backoff"), aeronFlags,
+            "embedded driver (SHARED, back-off), ping and pong threads busy-spin", false, false, 1));
+        systems.add(new SystemSpec("aeron-udp", "Aeron UDP", "aeron",
+            "io.rivulet.bench.aeron.AeronServerMain", "io.rivulet.bench.aeron.AeronClientMain",
+            List.of("--idle", "yield", "--driver-idle", "yield"),
+            List.of("--channel", "udp", "--idle", "yield", "--driver-idle", "yield"), aeronFlags,
+            "one media driver (SHARED, yielding), ping and pong threads poll and yield", false, false, 1));
+        return systems;
+    }
+}

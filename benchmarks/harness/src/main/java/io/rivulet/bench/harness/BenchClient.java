@@ -1,0 +1,71 @@
+package io.rivulet.bench.harness;
+
+import org.HdrHistogram.Histogram;
+
+import java.util.List;
+
+/**
+ * One system's measuring side. {@link ClientMain} runs the workloads, times them and reports; the system
+ * supplies the operations. Every method is called on the harness's one measuring thread.
+ *
+ * <p>Workloads, with the payload convention of {@link Payloads}:
+ * <ul>
+ *   <li>ping-pong: {@link #roundTrip()} sends one ECHO message and returns when its echo is back;</li>
+ *   <li>one-way: {@link #send} sends DATA messages as fast as the API allows, respecting its back-pressure;
+ *       {@link #sync()} asks the receiver how many DATA messages it has counted (after all those sent
+ *       before, since the path is ordered);</li>
+ *   <li>request-response: {@link #pipelined} keeps {@code window} ECHO requests in flight.</li>
+ * </ul>
+ */
+public interface BenchClient extends AutoCloseable
+{
+    /**
+     * @return INFO fields: at least {@code system}, {@code version}, {@code transport}, {@code topology}
+     * and {@code settings} (threading, idle strategies, how the application thread waits).
+     */
+    Line info();
+
+    /** Connects (or starts the in-process peer). Called once, before any workload. */
+    void start() throws Exception;
+
+    /** Prepares messages of {@code size} bytes; called before the workloads of each size. */
+    void prepare(int size) throws Exception;
+
+    /** @return the API the ping-pong uses, e.g. "requestResponse". */
+    String pingPongApi();
+
+    /** One round trip; throws when the echo is missing or wrong. */
+    void roundTrip() throws Exception;
+
+    /** @return the send APIs measured for one-way throughput, e.g. "offer", "fireAndForget". */
+    List<String> oneWayApis();
+
+    /** Sends {@code count} DATA messages with the given API. */
+    void send(String api, long count, Progress progress) throws Exception;
+
+    /** @return the number of DATA messages the receiver has counted, after all those sent before. */
+    long sync() throws Exception;
+
+    /** @return the API the request-response workload uses. */
+    String pipelinedApi();
+
+    /**
+     * Runs {@code count} request-response exchanges with {@code window} in flight, recording each one's
+     * latency (request sent to reply received) in nanoseconds.
+     */
+    void pipelined(long count, int window, Histogram latencyNs, Progress progress) throws Exception;
+
+    /**
+     * Hook for the fan-out workload, one publisher to eight subscribers, throughput and latency. Nothing
+     * implements it yet: Rivulet has no topics. When it does, implement this for Rivulet and Aeron, call it
+     * from {@link ClientMain} for a "fanout" workload and set the coordinator's {@code Plan.FANOUT_AVAILABLE}.
+     */
+    default void fanOut(final int subscribers, final long count, final Histogram latencyNs, final Progress progress)
+        throws Exception
+    {
+        throw new UnsupportedOperationException("fan-out is not measured yet: Rivulet has no topics");
+    }
+
+    @Override
+    void close() throws Exception;
+}

@@ -1,0 +1,268 @@
+package io.rivulet.bench.rivulet;
+
+import io.rivulet.Connection;
+import io.rivulet.Message;
+import io.rivulet.Rivulet;
+import io.rivulet.ThreadingMode;
+import io.rivulet.bench.harness.Args;
+import io.rivulet.bench.harness.BenchClient;
+import io.rivulet.bench.harness.ClientMain;
+import io.rivulet.bench.harness.Histograms;
+import io.rivulet.bench.harness.Line;
+import io.rivulet.bench.harness.Payloads;
+import io.rivulet.bench.harness.Progress;
+import io.rivulet.bench.harness.Waits;
+import org.HdrHistogram.Histogram;
+import org.agrona.concurrent.UnsafeBuffer;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Rivulet's measuring side. Ping-pong and request-response use the Reactor API
+ * ({@code Connection.requestResponse}); one-way throughput is measured twice, on the zero-copy
+ * {@code Connection.offer} path and on {@code Connection.fireAndForget(Message)}.
+ *
+ * <p>Options besides the harness's: {@code --transport}, {@code --threading}, {@code --idle} (see
+ * {@link Nodes}); {@code --wait spin|yield|park}, how the application thread waits for a reply (with
+ * {@code --threading INVOKER} it always runs the engine's duty cycle instead); {@code --in-process true} to
+ * start the server node in this JVM instead of connecting to another process.
+ */
+public final class RivuletClient implements BenchClient
+{
+    /** Most fire-and-forget messages sent through the Reactor API before waiting for the receiver. */
+    private static final int FLUX_WINDOW = 8192;
+
+    private final Args args;
+    private final String waitName;
+    private final ReplySlot.Wait wait;
+    private final boolean inProcess;
+    private RivuletServer localServer;
+    private Rivulet node;
+    private boolean invoker;
+    private Connection connection;
+
+    private int size;
+    private Message echo;
+    private Message sync;
+    private Message data;
+    private UnsafeBuffer dataBuffer;
+
+    RivuletClient(final Args args)
+    {
+        this.args = args;
+        this.inProcess = Boolean.parseBoolean(args.string("in-process", "false"));
+        final boolean invokerMode = "INVOKER".equalsIgnoreCase(args.string("threading", "SHARED"));
+        this.waitName = invokerMode ? "invoke" : args.string("wait", "spin");
+        switch (waitName)
+        {
+            case "invoke":
+                wait = () -> node.invoke();
+                break;
+            case "spin":
+                wait = ReplySlot.SPIN;
+                break;
+            case "yield":
+                wait = ReplySlot.YIELD;
+                break;
+            case "park":
+                wait = ReplySlot.PARK;
+                break;
+            default:
+                throw new IllegalArgumentException("--wait spin|yield|park, not " + waitName);
+        }
+    }
+
+    public static void main(final String[] argv)
+    {
+        ClientMain.run(argv, RivuletClient::new);
+    }
+
+    @Override
+    public Line info()
+    {
+        final String transport = node.context().transport().name();
+        final String how = invoker ?
+            "client node INVOKER: the application thread runs the engine's duty cycle while it waits; server node " +
+                Nodes.describeServer(args) :
+            Nodes.describe(args) + "; application thread waits for replies: " + waitName;
+        return Line.of(Line.INFO,
+            "system", "Rivulet " + transport.toUpperCase() + (inProcess ? " in-process" : ""),
+            "version", Nodes.version(),
+            "transport", transport + ("rdma".equalsIgnoreCase(transport) ?
+                " (provider " + System.getProperty("rivulet.rdma.provider", "default") + ")" : ""),
+            "topology", inProcess ? "1 process (2 nodes)" : "2 processes",
+            "settings", how + "; offer yields the processor when back-pressured; receiver counts " +
+                "fire-and-forgets on the zero-copy handler");
+    }
+
+    @Override
+    public void start() throws Exception
+    {
+        final String address;
+        if (inProcess)
+        {
+            localServer = new RivuletServer(Nodes.serverArgs(args));
+            final Map<String, Object> ready = localServer.start();
+            address = String.valueOf(ready.get("address"));
+        }
+        else
+        {
+            address = args.string("host", "127.0.0.1") + ":" + args.integer("port", 0);
+        }
+        final Rivulet.Context context = Nodes.context(args);
+        invoker = context.threadingMode() == ThreadingMode.INVOKER;
+        node = Rivulet.launch(context);
+        connection = await(node.connect(address));
+    }
+
+    private <T> T await(final Mono<T> mono) throws Exception
+    {
+        final ReplySlot<T> slot = new ReplySlot<>(wait);
+        mono.subscribe(slot);
+        return slot.await();
+    }
+
+    @Override
+    public void prepare(final int size)
+    {
+        this.size = size;
+        echo = Message.of(Payloads.newPayload(size, Payloads.ECHO));
+        sync = Message.of(Payloads.newPayload(size, Payloads.SYNC));
+        final byte[] bytes = Payloads.newPayload(size, Payloads.DATA);
+        data = Message.of(bytes);
+        dataBuffer = new UnsafeBuffer(bytes);
+        if (size > connection.maxOfferLength())
+        {
+            throw new IllegalArgumentException(size + " bytes exceed the offer maximum " + connection.maxOfferLength());
+        }
+    }
+
+    @Override
+    public String pingPongApi()
+    {
+        return "requestResponse";
+    }
+
+    @Override
+    public void roundTrip() throws Exception
+    {
+        final Message reply = await(connection.requestResponse(echo));
+        if (reply == null || reply.dataLength() != size)
+        {
+            throw new IllegalStateException("expected a " + size + "-byte echo, got " + reply);
+        }
+    }
+
+    @Override
+    public List<String> oneWayApis()
+    {
+        return List.of("offer", "fireAndForget");
+    }
+
+    @Override
+    public void send(final String api, final long count, final Progress progress) throws Exception
+    {
+        if ("offer".equals(api))
+        {
+            for (long i = 0; i < count; i++)
+            {
+                long result;
+                final long deadlineNs = Waits.deadline();
+                int spins = 0;
+                while ((result = connection.offer(dataBuffer, 0, size)) < 0)
+                {
+                    if (result == Connection.CLOSED)
+                    {
+                        throw new IllegalStateException("connection closed");
+                    }
+                    if (invoker)
+                    {
+                        node.invoke();
+                    }
+                    else
+                    {
+                        // The ring is full: let the engine threads have the processor (2-core machines).
+                        Thread.yield();
+                    }
+                    if ((++spins & 0xFFFF) == 0)
+                    {
+                        Waits.check(deadlineNs, "room in the outbound ring");
+                    }
+                }
+                progress.update(i + 1);
+            }
+            return;
+        }
+        // fireAndForget(Message) completes at once even when the ring is full (the frame is parked in
+        // memory), so bound what is outstanding by asking the receiver every FLUX_WINDOW messages.
+        final long base = sync();
+        for (long i = 0; i < count; i++)
+        {
+            connection.fireAndForget(data).subscribe();
+            if (invoker && (i & 63) == 63)
+            {
+                node.invoke();
+            }
+            if ((i + 1) % FLUX_WINDOW == 0)
+            {
+                while (i + 1 - (sync() - base) > 2L * FLUX_WINDOW)
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            progress.update(i + 1);
+        }
+    }
+
+    @Override
+    public long sync() throws Exception
+    {
+        final Message reply = await(connection.requestResponse(sync));
+        return reply.data().getLong(Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Override
+    public String pipelinedApi()
+    {
+        return "requestResponse + flatMap";
+    }
+
+    @Override
+    public void pipelined(final long count, final int window, final Histogram latencyNs, final Progress progress)
+        throws Exception
+    {
+        final long[] received = new long[1];
+        await(Flux.range(0, Math.toIntExact(count))
+            .flatMap(i -> Mono.defer(() ->
+            {
+                final long sentNs = System.nanoTime();
+                return connection.requestResponse(echo).doOnNext(reply ->
+                {
+                    Histograms.record(latencyNs, System.nanoTime() - sentNs);
+                    progress.update(++received[0]);
+                });
+            }), window, 1)
+            .then());
+    }
+
+    @Override
+    public void close()
+    {
+        if (connection != null)
+        {
+            connection.close();
+        }
+        if (node != null)
+        {
+            node.close();
+        }
+        if (localServer != null)
+        {
+            localServer.close();
+        }
+    }
+}

@@ -1,0 +1,222 @@
+package io.rivulet.bench.rsocket;
+
+import io.netty.buffer.ByteBuf;
+import io.rivulet.bench.harness.Args;
+import io.rivulet.bench.harness.BenchClient;
+import io.rivulet.bench.harness.ClientMain;
+import io.rivulet.bench.harness.Histograms;
+import io.rivulet.bench.harness.Line;
+import io.rivulet.bench.harness.Payloads;
+import io.rivulet.bench.harness.Progress;
+import io.rivulet.bench.harness.Waits;
+import io.rsocket.Payload;
+import io.rsocket.RSocket;
+import io.rsocket.core.RSocketConnector;
+import io.rsocket.frame.decoder.PayloadDecoder;
+import io.rsocket.transport.netty.client.TcpClientTransport;
+import io.rsocket.util.DefaultPayload;
+import org.HdrHistogram.Histogram;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * RSocket's measuring side, written like {@code RivuletClient}: requestResponse for ping-pong and the
+ * pipelined workload, fireAndForget for one-way (bounded by a SYNC every 8192 messages, because its Mono
+ * completes as soon as the frame is queued). Zero-copy payload decoding; replies released after use.
+ */
+public final class RSocketClientMain implements BenchClient
+{
+    private static final int FLUX_WINDOW = 8192;
+
+    private final String host;
+    private final int port;
+    private final String waitName;
+    private final ReplySlot.Wait wait;
+    private RSocket rsocket;
+    private int size;
+    private byte[] echo;
+    private byte[] data;
+    private byte[] sync;
+
+    RSocketClientMain(final Args args)
+    {
+        this.host = args.string("host", "127.0.0.1");
+        this.port = args.integer("port", 0);
+        this.waitName = args.string("wait", "spin");
+        this.wait = wait(waitName);
+    }
+
+    public static void main(final String[] argv)
+    {
+        ClientMain.run(argv, RSocketClientMain::new);
+    }
+
+    @Override
+    public Line info()
+    {
+        return Line.of(Line.INFO,
+            "system", "RSocket TCP",
+            "version", version(),
+            "transport", "TCP (Reactor Netty " + packageVersion(reactor.netty.tcp.TcpClient.class) + ", Netty " +
+                packageVersion(io.netty.buffer.ByteBuf.class) + ")",
+            "topology", "2 processes",
+            "settings", "Reactor " + packageVersion(Flux.class) + ", Netty event loops (native epoll " +
+                (io.netty.channel.epoll.Epoll.isAvailable() ? "on" : "off") + "), ZERO_COPY payload decoder; " +
+                "application thread waits for a reply: " + waitName);
+    }
+
+    @Override
+    public void start()
+    {
+        rsocket = RSocketConnector.create()
+            .payloadDecoder(PayloadDecoder.ZERO_COPY)
+            .connect(TcpClientTransport.create(host, port))
+            .block(Duration.ofSeconds(10));
+    }
+
+    @Override
+    public void prepare(final int size)
+    {
+        this.size = size;
+        echo = Payloads.newPayload(size, Payloads.ECHO);
+        data = Payloads.newPayload(size, Payloads.DATA);
+        sync = Payloads.newPayload(size, Payloads.SYNC);
+    }
+
+    @Override
+    public String pingPongApi()
+    {
+        return "requestResponse";
+    }
+
+    @Override
+    public void roundTrip() throws Exception
+    {
+        final ReplySlot<Payload> slot = new ReplySlot<>(wait);
+        rsocket.requestResponse(DefaultPayload.create(echo)).subscribe(slot);
+        final Payload reply = slot.await();
+        if (reply == null)
+        {
+            throw new IllegalStateException("no echo");
+        }
+        final int length = reply.sliceData().readableBytes();
+        reply.release();
+        if (length != size)
+        {
+            throw new IllegalStateException("expected a " + size + "-byte echo, got " + length);
+        }
+    }
+
+    @Override
+    public List<String> oneWayApis()
+    {
+        return List.of("fireAndForget");
+    }
+
+    @Override
+    public void send(final String api, final long count, final Progress progress) throws Exception
+    {
+        final long base = sync();
+        for (long i = 0; i < count; i++)
+        {
+            rsocket.fireAndForget(DefaultPayload.create(data)).subscribe();
+            if ((i + 1) % FLUX_WINDOW == 0)
+            {
+                while (i + 1 - (sync() - base) > 2L * FLUX_WINDOW)
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            progress.update(i + 1);
+        }
+    }
+
+    @Override
+    public long sync() throws Exception
+    {
+        final ReplySlot<Payload> slot = new ReplySlot<>(wait);
+        rsocket.requestResponse(DefaultPayload.create(sync)).subscribe(slot);
+        final Payload reply = slot.await();
+        final ByteBuf bytes = reply.sliceData();
+        final long value = bytes.getLongLE(bytes.readerIndex() + Payloads.VALUE_OFFSET);
+        reply.release();
+        return value;
+    }
+
+    @Override
+    public String pipelinedApi()
+    {
+        return "requestResponse + flatMap";
+    }
+
+    @Override
+    public void pipelined(final long count, final int window, final Histogram latencyNs, final Progress progress)
+    {
+        final long[] received = new long[1];
+        Flux.range(0, Math.toIntExact(count))
+            .flatMap(i -> Mono.defer(() ->
+            {
+                final long sentNs = System.nanoTime();
+                return rsocket.requestResponse(DefaultPayload.create(echo)).doOnNext(reply ->
+                {
+                    reply.release();
+                    Histograms.record(latencyNs, System.nanoTime() - sentNs);
+                    progress.update(++received[0]);
+                });
+            }), window, 1)
+            .blockLast(Duration.ofNanos(Waits.TIMEOUT_NS + count * 1_000_000L));
+    }
+
+    @Override
+    public void close()
+    {
+        if (rsocket != null)
+        {
+            rsocket.dispose();
+        }
+    }
+
+    static ReplySlot.Wait wait(final String name)
+    {
+        switch (name)
+        {
+            case "spin":
+                return ReplySlot.SPIN;
+            case "yield":
+                return ReplySlot.YIELD;
+            case "park":
+                return ReplySlot.PARK;
+            default:
+                throw new IllegalArgumentException("--wait spin|yield|park, not " + name);
+        }
+    }
+
+    private static String version()
+    {
+        final Properties properties = new Properties();
+        try (InputStream in = RSocketClientMain.class.getResourceAsStream("/META-INF/rivulet-bench/rsocket.properties"))
+        {
+            if (in != null)
+            {
+                properties.load(in);
+            }
+        }
+        catch (final IOException ignore)
+        {
+            // Reported as unknown.
+        }
+        return properties.getProperty("version", "unknown");
+    }
+
+    private static String packageVersion(final Class<?> type)
+    {
+        final String version = type.getPackage().getImplementationVersion();
+        return version == null ? "?" : version;
+    }
+}

@@ -72,8 +72,7 @@ public final class Demo
     private final List<Long> streamDemandSeenByServer = new CopyOnWriteArrayList<>();
     private final int roundTrips;
     private final Args args;
-    private volatile String currentStep = "starting";
-    private int stepsPassed;
+    private final DemoSteps steps = new DemoSteps("DEMO", out, engineErrors, "the engines");
 
     private Rivulet server;
     private Rivulet client;
@@ -99,7 +98,7 @@ public final class Demo
 
     private void run()
     {
-        startWatchdog();
+        steps.startWatchdog(WATCHDOG_MS);
         final long startNs = System.nanoTime();
         out.println("Rivulet demo: a server node and a client node in one JVM, talking over the network stack");
 
@@ -119,7 +118,7 @@ public final class Demo
             fail("engine error handler", new IllegalStateException("the engines reported " + engineErrors.size() +
                 " unexpected error(s): " + engineErrors));
         }
-        out.printf(Locale.ROOT, "%nDemo passed: %d steps in %.1f s.%n", stepsPassed,
+        out.printf(Locale.ROOT, "%nDemo passed: %d steps in %.1f s.%n", steps.passed(),
             (System.nanoTime() - startNs) / 1e9);
         System.exit(0);
     }
@@ -416,68 +415,18 @@ public final class Demo
         out.printf(Locale.ROOT, "   %-22s %,14d %,14d%n", label, clientValue, serverValue);
     }
 
-    private interface Step
+    private void step(final String title, final DemoSteps.Step body)
     {
-        void run() throws Exception;
-    }
-
-    private void step(final String title, final Step body)
-    {
-        currentStep = title;
-        out.println();
-        out.println(title);
-        try
-        {
-            body.run();
-            stepsPassed++;
-        }
-        catch (final Throwable ex)
-        {
-            fail(title, ex);
-        }
+        steps.step(title, body);
     }
 
     private static void check(final boolean condition, final String failure)
     {
-        if (!condition)
-        {
-            throw new IllegalStateException(failure);
-        }
+        DemoSteps.check(condition, failure);
     }
 
     private void fail(final String step, final Throwable cause)
     {
-        out.flush();
-        System.err.println();
-        System.err.println("DEMO FAILED at step \"" + step + "\": " + cause);
-        cause.printStackTrace(System.err);
-        if (!engineErrors.isEmpty())
-        {
-            System.err.println("errors reported by the engines: " + engineErrors);
-        }
-        System.exit(1);
-    }
-
-    private void startWatchdog()
-    {
-        final Thread watchdog = new Thread(() ->
-        {
-            try
-            {
-                Thread.sleep(WATCHDOG_MS);
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            System.out.flush();
-            System.err.println();
-            System.err.println("DEMO FAILED: still running after " + TimeUnit.MILLISECONDS.toSeconds(WATCHDOG_MS) +
-                " s, in step \"" + currentStep + "\"");
-            // Halt, not exit: a stuck engine thread must not keep the process alive through shutdown hooks.
-            Runtime.getRuntime().halt(1);
-        }, "demo-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        steps.fail(step, cause);
     }
 }

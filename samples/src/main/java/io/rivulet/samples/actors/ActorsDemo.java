@@ -10,6 +10,7 @@ import io.rivulet.actors.ActorSystem;
 import io.rivulet.actors.Terminated;
 import io.rivulet.actors.sample.wire.OrderStatus;
 import io.rivulet.actors.sample.wire.Side;
+import io.rivulet.samples.DemoSteps;
 import io.rivulet.samples.actors.PricingMessages.Order;
 import io.rivulet.samples.actors.PricingMessages.OrderAck;
 import io.rivulet.samples.actors.PricingMessages.OrderCommand;
@@ -76,8 +77,7 @@ public final class ActorsDemo
     private final List<String> actorErrors = new CopyOnWriteArrayList<>();
     private final AtomicLong outOfOrder = new AtomicLong();
     private final List<Long> streamAsked = new CopyOnWriteArrayList<>();
-    private volatile String currentStep = "starting";
-    private int stepsPassed;
+    private final DemoSteps steps = new DemoSteps("ACTORS DEMO", out, actorErrors, "the actor systems");
 
     private Rivulet pricingNode;
     private Rivulet ordersNode;
@@ -122,7 +122,7 @@ public final class ActorsDemo
 
     private void run()
     {
-        startWatchdog();
+        steps.startWatchdog(WATCHDOG_MS);
         final long startNs = System.nanoTime();
         out.println("Rivulet actors demo: a pricing service and an order service as actors on two nodes");
 
@@ -140,7 +140,7 @@ public final class ActorsDemo
         {
             fail("actor error handler", new IllegalStateException("unexpected errors: " + actorErrors));
         }
-        out.printf(Locale.ROOT, "%nActors demo passed: %d steps in %.1f s.%n", stepsPassed,
+        out.printf(Locale.ROOT, "%nActors demo passed: %d steps in %.1f s.%n", steps.passed(),
             (System.nanoTime() - startNs) / 1e9);
         System.exit(0);
     }
@@ -463,67 +463,18 @@ public final class ActorsDemo
             "   %-26s %12s %12s %12s%n", label, pricingValue, ordersValue, clientValue);
     }
 
-    private interface Step
+    private void step(final String title, final DemoSteps.Step body)
     {
-        void run() throws Exception;
-    }
-
-    private void step(final String title, final Step body)
-    {
-        currentStep = title;
-        out.println();
-        out.println(title);
-        try
-        {
-            body.run();
-            stepsPassed++;
-        }
-        catch (final Throwable ex)
-        {
-            fail(title, ex);
-        }
+        steps.step(title, body);
     }
 
     private static void check(final boolean condition, final String failure)
     {
-        if (!condition)
-        {
-            throw new IllegalStateException(failure);
-        }
+        DemoSteps.check(condition, failure);
     }
 
     private void fail(final String step, final Throwable cause)
     {
-        out.flush();
-        System.err.println();
-        System.err.println("ACTORS DEMO FAILED at step \"" + step + "\": " + cause);
-        cause.printStackTrace(System.err);
-        if (!actorErrors.isEmpty())
-        {
-            System.err.println("errors reported by the actor systems: " + actorErrors);
-        }
-        System.exit(1);
-    }
-
-    private void startWatchdog()
-    {
-        final Thread watchdog = new Thread(() ->
-        {
-            try
-            {
-                Thread.sleep(WATCHDOG_MS);
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            System.out.flush();
-            System.err.println();
-            System.err.println("ACTORS DEMO FAILED: still running after " + TimeUnit.MILLISECONDS.toSeconds(WATCHDOG_MS) +
-                " s, in step \"" + currentStep + "\"");
-            Runtime.getRuntime().halt(1);
-        }, "actors-demo-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        steps.fail(step, cause);
     }
 }

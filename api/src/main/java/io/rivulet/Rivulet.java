@@ -4,6 +4,7 @@ import io.rivulet.engine.Conductor;
 import io.rivulet.engine.EngineCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.security.Authenticator;
 import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
@@ -89,6 +90,7 @@ public final class Rivulet implements AutoCloseable
             counters.bytesSent);
         topics = new TopicRegistry(conductor, topicSender, context.topicSettings());
         conductor.topics(topics);
+        conductor.security(context.authenticator(), context.authTokenBytes());
 
         final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
         switch (context.threadingMode())
@@ -287,6 +289,14 @@ public final class Rivulet implements AutoCloseable
         private int topicWindow = size("rivulet.topicWindow", 2048);
         private long topicHeartbeatIntervalNs = duration("rivulet.topicHeartbeatInterval", TimeUnit.MILLISECONDS.toNanos(100));
         private long topicHeartbeatTimeoutNs = duration("rivulet.topicHeartbeatTimeout", TimeUnit.SECONDS.toNanos(1));
+        // Security and limits (README "Security").
+        private long setupTimeoutNs = duration("rivulet.setupTimeout", ProtocolSettings.DEFAULT_SETUP_TIMEOUT_NS);
+        private int maxStreams = size("rivulet.maxStreams", ProtocolSettings.DEFAULT_MAX_STREAMS);
+        private int maxPendingRequests = size("rivulet.maxPendingRequests", ProtocolSettings.DEFAULT_MAX_PENDING_REQUESTS);
+        private long maxParkedBytes = sizeLong("rivulet.maxParkedBytes", ProtocolSettings.DEFAULT_MAX_PARKED_BYTES);
+        private int maxConnections = size("rivulet.maxConnections", ProtocolSettings.DEFAULT_MAX_CONNECTIONS);
+        private String authToken = System.getProperty("rivulet.authToken");
+        private Authenticator authenticator = tokensProperty();
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private ThreadFactory threadFactory;
         private Consumer<Throwable> errorHandler;
@@ -477,6 +487,114 @@ public final class Rivulet implements AutoCloseable
             return topicHeartbeatTimeoutNs;
         }
 
+        /**
+         * How long an accepted connection may take to send SETUP before it is closed and counted, and a
+         * client waits for the server to accept its SETUP ({@code rivulet.setupTimeout}, 5s).
+         */
+        public Context setupTimeout(final long duration, final TimeUnit unit)
+        {
+            this.setupTimeoutNs = unit.toNanos(duration);
+            return this;
+        }
+
+        public long setupTimeoutNs()
+        {
+            return setupTimeoutNs;
+        }
+
+        /**
+         * Streams a peer may have open at once on one connection; a request beyond it is refused with
+         * ERROR (REJECTED) on its stream ({@code rivulet.maxStreams}, 4096).
+         */
+        public Context maxStreams(final int maxStreams)
+        {
+            this.maxStreams = maxStreams;
+            return this;
+        }
+
+        public int maxStreams()
+        {
+            return maxStreams;
+        }
+
+        /**
+         * Requests this node may have open at once on one connection; one beyond it fails at once with
+         * {@link LimitExceededException} ({@code rivulet.maxPendingRequests}, 65536).
+         */
+        public Context maxPendingRequests(final int maxPendingRequests)
+        {
+            this.maxPendingRequests = maxPendingRequests;
+            return this;
+        }
+
+        public int maxPendingRequests()
+        {
+            return maxPendingRequests;
+        }
+
+        /**
+         * Bytes of messages that may wait per connection for room in a full outbound ring; past it
+         * {@code fireAndForget} fails with {@link LimitExceededException} ({@code rivulet.maxParkedBytes}, 64 MiB).
+         */
+        public Context maxParkedBytes(final long maxParkedBytes)
+        {
+            this.maxParkedBytes = maxParkedBytes;
+            return this;
+        }
+
+        public long maxParkedBytes()
+        {
+            return maxParkedBytes;
+        }
+
+        /**
+         * Connections this node holds at once, accepted and connected; an extra accepted one gets ERROR
+         * (REJECTED_SETUP) and is closed, an extra connect fails with {@link LimitExceededException}
+         * ({@code rivulet.maxConnections}, 4096).
+         */
+        public Context maxConnections(final int maxConnections)
+        {
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        public int maxConnections()
+        {
+            return maxConnections;
+        }
+
+        /**
+         * Who may connect to this node's servers; run on each SETUP ({@code rivulet.authTokens}, a
+         * comma-separated list, gives {@link Authenticator#tokens}; default: everyone).
+         */
+        public Context authenticator(final Authenticator authenticator)
+        {
+            this.authenticator = authenticator;
+            return this;
+        }
+
+        public Authenticator authenticator()
+        {
+            return authenticator;
+        }
+
+        /** The token this node's connections send in SETUP metadata ({@code rivulet.authToken}; default none). */
+        public Context authToken(final String authToken)
+        {
+            this.authToken = authToken;
+            return this;
+        }
+
+        public String authToken()
+        {
+            return authToken;
+        }
+
+        byte[] authTokenBytes()
+        {
+            return authToken == null ? new byte[0] : authToken.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+
         /** Clock of the engine; tests inject their own. */
         public Context nanoClock(final NanoClock nanoClock)
         {
@@ -561,6 +679,14 @@ public final class Rivulet implements AutoCloseable
             require(topicWindow >= 2, "topicWindow must be at least 2: " + topicWindow);
             require(topicHeartbeatIntervalNs > 0, "topicHeartbeatInterval must be positive");
             require(topicHeartbeatTimeoutNs > topicHeartbeatIntervalNs, "topicHeartbeatTimeout must exceed topicHeartbeatInterval");
+            require(setupTimeoutNs > 0, "setupTimeout must be positive");
+            require(maxStreams >= 1, "maxStreams must be positive: " + maxStreams);
+            require(maxPendingRequests >= 1, "maxPendingRequests must be positive: " + maxPendingRequests);
+            // No lower bound against maxMessageLength: a message is refused only when others are parked already.
+            require(maxParkedBytes >= 1, "maxParkedBytes must be positive: " + maxParkedBytes);
+            require(maxConnections >= 1, "maxConnections must be positive: " + maxConnections);
+            require(authToken == null || authTokenBytes().length <= maxFrameLength - io.rivulet.codec.FrameWriter.setupLength(0, 0),
+                "authToken must fit one SETUP frame of maxFrameLength " + maxFrameLength);
             if (idleStrategy == null)
             {
                 idleStrategy = newIdleStrategy();
@@ -611,7 +737,8 @@ public final class Rivulet implements AutoCloseable
         ProtocolSettings protocolSettings()
         {
             return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
-                keepaliveTimeoutNs, frameLimit);
+                keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
+                maxConnections);
         }
 
         private static void require(final boolean condition, final String message)
@@ -645,6 +772,36 @@ public final class Rivulet implements AutoCloseable
             catch (final RuntimeException ex)
             {
                 throw new ConfigurationException(property + ": " + ex.getMessage());
+            }
+        }
+
+        private static long sizeLong(final String property, final long defaultValue)
+        {
+            try
+            {
+                return SystemUtil.getSizeAsLong(property, defaultValue);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new ConfigurationException(property + ": " + ex.getMessage());
+            }
+        }
+
+        private static Authenticator tokensProperty()
+        {
+            final String tokens = System.getProperty("rivulet.authTokens");
+            if (tokens == null || tokens.isBlank())
+            {
+                return null;
+            }
+            try
+            {
+                return Authenticator.tokens(java.util.Arrays.stream(tokens.split(",")).map(String::trim)
+                    .filter(token -> !token.isEmpty()).toArray(String[]::new));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ConfigurationException("rivulet.authTokens: " + ex.getMessage());
             }
         }
 

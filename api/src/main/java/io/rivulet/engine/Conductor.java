@@ -1,12 +1,14 @@
 package io.rivulet.engine;
 
 import io.rivulet.Connection;
+import io.rivulet.LimitExceededException;
 import io.rivulet.Responder;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.security.Authenticator;
 import io.rivulet.spi.LinkConnector;
 import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.ReliableLink;
@@ -58,6 +60,12 @@ public final class Conductor implements Agent, Executor
     private long shutdownDeadlineNs;
     /** The node's fan-out topics; each connection gets an endpoint in it. Set before the agents start. */
     private TopicRegistry topics;
+    /** Who may connect to this node's servers (null: everyone) and the token its clients send in SETUP. */
+    private Authenticator authenticator;
+    private byte[] setupMetadata = new byte[0];
+    /** Accepted links refused for the connection limit, waiting (bounded) for their peer to read the error. */
+    private final ArrayList<ConnectionRefusal> refusals = new ArrayList<>();
+    private static final int MAX_REFUSALS = 64;
 
     public Conductor(
         final TransportDriver driver,
@@ -89,6 +97,16 @@ public final class Conductor implements Agent, Executor
     public void topics(final TopicRegistry topics)
     {
         this.topics = topics;
+    }
+
+    /**
+     * Before the agents start: the authenticator run on every SETUP this node's servers receive (null accepts
+     * everyone) and the metadata (token) this node's clients send in SETUP.
+     */
+    public void security(final Authenticator authenticator, final byte[] setupMetadata)
+    {
+        this.authenticator = authenticator;
+        this.setupMetadata = setupMetadata.clone();
     }
 
     @Override
@@ -126,6 +144,14 @@ public final class Conductor implements Agent, Executor
                 rescheduleKeepalive(connection, now);
             }
         }
+        for (int i = refusals.size() - 1; i >= 0; i--)
+        {
+            if (refusals.get(i).progress(now))
+            {
+                refusals.remove(i);
+                work++;
+            }
+        }
         work += timers.poll(now, timerHandler, 64);
         if (shutdownRequested)
         {
@@ -144,6 +170,10 @@ public final class Conductor implements Agent, Executor
         for (int i = 0; i < connects.size(); i++)
         {
             connects.get(i).fail(new RivuletException("node closed while connecting"));
+        }
+        for (int i = 0; i < refusals.size(); i++)
+        {
+            refusals.get(i).close();
         }
         for (int i = 0; i < connections.size(); i++)
         {
@@ -234,6 +264,13 @@ public final class Conductor implements Agent, Executor
                     result.tryEmitError(new RivuletException("node is closed"));
                     return;
                 }
+                if (connections.size() + connects.size() >= settings.maxConnections())
+                {
+                    counters.limitRejections.increment();
+                    result.tryEmitError(new LimitExceededException("cannot connect to " + address + ": this node holds " +
+                        settings.maxConnections() + " connections already (rivulet.maxConnections)"));
+                    return;
+                }
                 try
                 {
                     connects.add(new PendingConnect(address, driver.connect(address), responder, result,
@@ -284,7 +321,21 @@ public final class Conductor implements Agent, Executor
                 ReliableLink link;
                 while ((link = server.listener.accept()) != null)
                 {
-                    startConnection(link, false, server.responder, now);
+                    if (connections.size() >= settings.maxConnections())
+                    {
+                        refuse(link, now);
+                    }
+                    else
+                    {
+                        startConnection(link, false, server.responder, now).authenticator(authenticator);
+                    }
+                    work++;
+                }
+                Throwable rejected;
+                while ((rejected = server.listener.pollRejected()) != null)
+                {
+                    counters.linksRejected.increment();
+                    errorHandler.accept(rejected);
                     work++;
                 }
             }
@@ -311,11 +362,9 @@ public final class Conductor implements Agent, Executor
                 {
                     connects.remove(i);
                     final ProtocolConnection connection = startConnection(link, true, connect.responder, now);
-                    connection.sendSetup(new byte[0], new byte[0]);
-                    if (connect.result.tryEmitValue(connection).isFailure())
-                    {
-                        connection.close();
-                    }
+                    connection.sendSetup(setupMetadata, new byte[0]);
+                    // The connect completes when the server accepts SETUP (its first frame), fails when it refuses.
+                    connection.awaitAcceptance(connect.result);
                     work++;
                 }
                 else if (now - connect.deadlineNs > 0)
@@ -334,6 +383,18 @@ public final class Conductor implements Agent, Executor
             }
         }
         return work;
+    }
+
+    private void refuse(final ReliableLink link, final long now)
+    {
+        counters.limitRejections.increment();
+        if (refusals.size() >= MAX_REFUSALS)
+        {
+            link.close(); // a connection flood: no error for the excess, just no state either
+            return;
+        }
+        refusals.add(new ConnectionRefusal(link, "connection refused: " + link.localAddress() + " holds " +
+            settings.maxConnections() + " connections already (rivulet.maxConnections)", now + TimeUnit.SECONDS.toNanos(1)));
     }
 
     private ProtocolConnection startConnection(

@@ -44,6 +44,14 @@ public final class EngineCounters
     public final AtomicCounter connectionsOpened = manager.newCounter("connections opened");
     /** Connections fully closed, either side (conductor). */
     public final AtomicCounter connectionsClosed = manager.newCounter("connections closed");
+    /** Connections refused by the authenticator at SETUP (conductor). */
+    public final AtomicCounter setupsRejected = manager.newCounter("setups rejected");
+    /** Accepted connections closed for sending no SETUP in time (conductor). */
+    public final AtomicCounter setupTimeouts = manager.newCounter("setup timeouts");
+    /** Connections, streams or sends refused for crossing a configured limit (conductor, producer threads). */
+    public final AtomicCounter limitRejections = manager.newCounter("limit rejections");
+    /** Accepted links dropped before they came up, such as a failed TLS handshake (conductor). */
+    public final AtomicCounter linksRejected = manager.newCounter("links rejected");
     /** Errors passed to the error handler (any thread). */
     public final AtomicCounter errors = manager.newCounter("errors");
 
@@ -57,7 +65,7 @@ public final class EngineCounters
     public ConnectionCounters connectionCounters()
     {
         return new ConnectionCounters(framesReceived, bytesReceived, messagesReceived, creditStalls, protocolErrors,
-            connectionsLost, connectionsClosed);
+            connectionsLost, connectionsClosed, setupsRejected, setupTimeouts, limitRejections);
     }
 
     @Override

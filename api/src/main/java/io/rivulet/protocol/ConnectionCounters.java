@@ -15,6 +15,9 @@ public final class ConnectionCounters
     private final AtomicCounter protocolErrors;
     private final AtomicCounter connectionsLost;
     private final AtomicCounter connectionsClosed;
+    private final AtomicCounter setupsRejected;
+    private final AtomicCounter setupTimeouts;
+    private final AtomicCounter limitRejections;
 
     public ConnectionCounters(
         final AtomicCounter framesReceived,
@@ -23,7 +26,10 @@ public final class ConnectionCounters
         final AtomicCounter creditStalls,
         final AtomicCounter protocolErrors,
         final AtomicCounter connectionsLost,
-        final AtomicCounter connectionsClosed)
+        final AtomicCounter connectionsClosed,
+        final AtomicCounter setupsRejected,
+        final AtomicCounter setupTimeouts,
+        final AtomicCounter limitRejections)
     {
         this.framesReceived = framesReceived;
         this.bytesReceived = bytesReceived;
@@ -32,6 +38,9 @@ public final class ConnectionCounters
         this.protocolErrors = protocolErrors;
         this.connectionsLost = connectionsLost;
         this.connectionsClosed = connectionsClosed;
+        this.setupsRejected = setupsRejected;
+        this.setupTimeouts = setupTimeouts;
+        this.limitRejections = limitRejections;
     }
 
     void onFrameReceived(final int length)
@@ -58,6 +67,21 @@ public final class ConnectionCounters
     void onConnectionClosed()
     {
         connectionsClosed.incrementRelease();
+    }
+
+    void onSetupRejected()
+    {
+        setupsRejected.incrementRelease();
+    }
+
+    void onSetupTimeout()
+    {
+        setupTimeouts.incrementRelease();
+    }
+
+    void onLimitRejection()
+    {
+        limitRejections.increment(); // also from producer threads
     }
 
     AtomicCounter creditStalls()

@@ -12,6 +12,7 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One connection's outbound side: a many-to-one ring of encoded frames that producers on any thread
@@ -27,6 +28,8 @@ public final class Outbound
     private final ManyToOneConcurrentLinkedQueue<StreamWriter> parkedWriters = new ManyToOneConcurrentLinkedQueue<>();
     private final AtomicCounter backPressureEvents;
     private volatile boolean closed;
+    /** Message bytes parked by stream writers waiting for ring space (bounded for fire-and-forget). */
+    private final AtomicLong parkedBytes = new AtomicLong();
 
     /**
      * @param ringLength         capacity of the ring in bytes, a power of two at least 8 frames long.
@@ -117,6 +120,17 @@ public final class Outbound
     void commit(final int index)
     {
         ring.commit(index);
+    }
+
+    /** @return message bytes parked by this connection's writers, waiting for ring space. */
+    public long parkedBytes()
+    {
+        return parkedBytes.get();
+    }
+
+    void addParkedBytes(final long delta)
+    {
+        parkedBytes.getAndAdd(delta);
     }
 
     void park(final StreamWriter writer)

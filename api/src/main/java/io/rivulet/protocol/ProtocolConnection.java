@@ -4,6 +4,7 @@ import io.rivulet.ApplicationErrorException;
 import io.rivulet.Connection;
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
+import io.rivulet.LimitExceededException;
 import io.rivulet.Message;
 import io.rivulet.MessageTooLargeException;
 import io.rivulet.MessageView;
@@ -16,6 +17,9 @@ import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.security.AuthenticationException;
+import io.rivulet.security.Authenticator;
+import io.rivulet.security.Credentials;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
@@ -84,6 +88,11 @@ public final class ProtocolConnection implements Connection, FrameHandler
     private StreamWriter connectionWriter;
     /** Fan-out topics on this connection (both roles); null when the node has no topic layer (unit tests). */
     private TopicEndpoint topics;
+    /** Server side: who may connect; null accepts everyone. Set before the first duty cycle. */
+    private Authenticator authenticator;
+    /** Client side: completed when the server's first frame shows it accepted SETUP; null once done. */
+    private Sinks.One<Connection> acceptance;
+    private long acceptanceDeadlineNs;
 
     private volatile boolean open = true;
     private volatile SendMode sendMode = SendMode.ACTIVE;
@@ -104,6 +113,9 @@ public final class ProtocolConnection implements Connection, FrameHandler
     private long keepaliveTimeoutNs;
     private boolean keepaliveChanged;
     private long keepaliveTimerId = -1;
+    private final long createdNs;
+    /** Streams the peer opened that are in {@link #streams}; the rest are this side's requests. */
+    private int peerStreams;
 
     /**
      * @param link         the established link.
@@ -138,6 +150,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
         this.remoteAddress = link.remoteAddress();
         this.nextStreamId = client ? 1 : 2;
         this.nowNs = nowNs;
+        this.createdNs = nowNs;
         this.lastReceivedNs = nowNs;
         this.setupReceived = client;
         this.keepaliveIntervalNs = settings.keepaliveIntervalNs();
@@ -160,6 +173,14 @@ public final class ProtocolConnection implements Connection, FrameHandler
             if (tooLarge(message))
             {
                 return Mono.error(tooLargeError(message));
+            }
+            final long parked = outbound.parkedBytes();
+            if (parked > 0 && parked + message.dataLength() + message.metadataLength() > settings.maxParkedBytes())
+            {
+                counters.onLimitRejection();
+                return Mono.error(new LimitExceededException("fire-and-forget to " + remoteAddress + " refused: " +
+                    parked + " bytes already wait for the outbound ring, limit " + settings.maxParkedBytes() +
+                    " (rivulet.maxParkedBytes)"));
             }
             if (FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, message.metadataLength(), message.dataLength()) <=
                 settings.maxFrameLength())
@@ -411,6 +432,32 @@ public final class ProtocolConnection implements Connection, FrameHandler
         });
     }
 
+    /**
+     * Conductor, server side, before the first duty cycle: who may connect. The authenticator runs once the
+     * SETUP frame arrives; a refusal is answered with ERROR (REJECTED_SETUP) and closes the connection.
+     */
+    public void authenticator(final Authenticator authenticator)
+    {
+        this.authenticator = authenticator;
+    }
+
+    /**
+     * Conductor, client side, after {@link #sendSetup}: completes the sink with this connection when the
+     * server's first frame shows it accepted SETUP (a server answers SETUP with a KEEPALIVE at once), or
+     * errors it when the server refuses, the connection ends, or nothing arrives within the set-up timeout.
+     */
+    public void awaitAcceptance(final Sinks.One<Connection> acceptance)
+    {
+        this.acceptance = acceptance;
+        this.acceptanceDeadlineNs = nowNs + settings.setupTimeoutNs();
+    }
+
+    /** Conductor, server side: the peer's mutual-TLS identity, passed to the authenticator. */
+    private String peerPrincipal()
+    {
+        return link.peerPrincipal();
+    }
+
     /** Conductor: sends SETUP; called once on the connecting side. */
     public void sendSetup(final byte[] metadata, final byte[] data)
     {
@@ -443,6 +490,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
         int work = 0;
         if (closeCause == null)
         {
+            work += checkSetupDeadline(nowNs);
+        }
+        if (closeCause == null)
+        {
             work += pollLink();
             work += processSignals();
             work += outbound.flushParked();
@@ -462,6 +513,26 @@ public final class ProtocolConnection implements Connection, FrameHandler
             work += progressClose(nowNs);
         }
         return work;
+    }
+
+    private int checkSetupDeadline(final long nowNs)
+    {
+        if (!setupReceived && nowNs - createdNs > settings.setupTimeoutNs())
+        {
+            final String reason = "no SETUP within " + TimeUnit.NANOSECONDS.toMillis(settings.setupTimeoutNs()) +
+                " ms (rivulet.setupTimeout)";
+            counters.onSetupTimeout();
+            writeConnectionError(ErrorCode.INVALID_SETUP, reason);
+            closeGracefully(new RejectedException("connection from " + remoteAddress + " closed: " + reason), null, null);
+            return 1;
+        }
+        if (acceptance != null && nowNs - acceptanceDeadlineNs > 0)
+        {
+            lose(new ConnectionLostException("server " + remoteAddress + " did not answer SETUP within " +
+                TimeUnit.NANOSECONDS.toMillis(settings.setupTimeoutNs()) + " ms (rivulet.setupTimeout)"));
+            return 1;
+        }
+        return 0;
     }
 
     /**
@@ -577,6 +648,13 @@ public final class ProtocolConnection implements Connection, FrameHandler
             }
             return;
         }
+        if (streams.size() - peerStreams >= settings.maxPendingRequests())
+        {
+            counters.onLimitRejection();
+            stream.terminate(new LimitExceededException("request to " + remoteAddress + " refused: " +
+                settings.maxPendingRequests() + " requests already open on this connection (rivulet.maxPendingRequests)"));
+            return;
+        }
         final int id = allocateStreamId();
         streams.put(id, stream);
         stream.registered(id);
@@ -607,6 +685,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
         if (id != 0 && streams.get(id) == stream)
         {
             streams.remove(id);
+            if (stream.kind().ordinal() >= ProtocolStream.Kind.RESPONDER_RESPONSE.ordinal())
+            {
+                peerStreams--;
+            }
         }
     }
 
@@ -634,6 +716,15 @@ public final class ProtocolConnection implements Connection, FrameHandler
             return;
         }
         final int streamId = reader.streamId();
+        if (acceptance != null && type != FrameType.CLOSE && !(type == FrameType.ERROR && streamId == 0))
+        {
+            final Sinks.One<Connection> accepted = acceptance;
+            acceptance = null;
+            if (accepted.tryEmitValue(this).isFailure())
+            {
+                close(); // the connect was cancelled meanwhile
+            }
+        }
         switch (type)
         {
             case 2: // REQUEST_FNF
@@ -754,6 +845,33 @@ public final class ProtocolConnection implements Connection, FrameHandler
             rejectSetup(ErrorCode.INVALID_SETUP, "max frame length " + reader.maxFrameLength() + " below 256");
             return;
         }
+        if (authenticator != null)
+        {
+            final byte[] metadata = new byte[reader.metadataLength()];
+            reader.buffer().getBytes(reader.metadataOffset(), metadata);
+            try
+            {
+                authenticator.authenticate(new Credentials(metadata, peerPrincipal(), remoteAddress));
+            }
+            catch (final AuthenticationException ex)
+            {
+                counters.onSetupRejected();
+                errorHandler.accept(new RejectedException("connection from " + remoteAddress + " refused: " +
+                    ex.getMessage()));
+                writeConnectionError(ErrorCode.REJECTED_SETUP, ex.getMessage());
+                closeGracefully(new RejectedException(ex.getMessage()), null, null);
+                return;
+            }
+            catch (final RuntimeException ex)
+            {
+                // A broken authenticator refuses: failing open would let anyone in.
+                counters.onSetupRejected();
+                errorHandler.accept(ex);
+                writeConnectionError(ErrorCode.REJECTED_SETUP, "authentication failed");
+                closeGracefully(new RejectedException("authenticator failed: " + ex), null, null);
+                return;
+            }
+        }
         outbound.limitFrameLength(reader.maxFrameLength());
         // Like RSocket, the server follows the client's keepalive so that neither side times the other out.
         keepaliveIntervalNs = TimeUnit.MILLISECONDS.toNanos(reader.keepaliveIntervalMs());
@@ -782,6 +900,11 @@ public final class ProtocolConnection implements Connection, FrameHandler
             protocolError(FrameType.name(type) + " for stream " + streamId + " which is already in use");
             return;
         }
+        if (peerStreams >= settings.maxStreams())
+        {
+            refuseStream(type, streamId);
+            return;
+        }
         if (reader.hasFlag(FrameFlags.FOLLOWS))
         {
             final ProtocolStream stream = newResponderStream(type);
@@ -790,6 +913,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
             stream.assemblingInitialRequestN = reader.initialRequestN();
             stream.reassembly = new Reassembly(settings.maxMessageLength());
             streams.put(streamId, stream);
+            peerStreams++;
             appendFragment(stream);
             return;
         }
@@ -820,6 +944,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
         final ProtocolStream stream = newResponderStream(type);
         stream.registered(streamId);
         streams.put(streamId, stream);
+        peerStreams++;
         startResponder(stream, type, initialRequestN, flags, message);
     }
 
@@ -864,6 +989,28 @@ public final class ProtocolConnection implements Connection, FrameHandler
         }
         stream.startOutbound(producer, type == FrameType.REQUEST_RESPONSE ? 1 : initialRequestN);
         stream.onSignal();
+    }
+
+    /**
+     * The peer has {@code maxStreams} open: refuse this one with ERROR (REJECTED) on its stream and keep the
+     * connection. Its later fragments find no stream and are dropped. A peer that floods requests faster than
+     * it reads the refusals fills the ring: then the connection is closed, so refusals never queue unbounded.
+     */
+    private void refuseStream(final int type, final int streamId)
+    {
+        counters.onLimitRejection();
+        final String reason = FrameType.name(type) + " on stream " + streamId + " refused: " + settings.maxStreams() +
+            " streams already open on this connection (rivulet.maxStreams)";
+        final byte[] text = FrameWriter.utf8(reason, Math.min(1024, outbound.maxFrameLength() - FrameWriter.errorLength(0)));
+        final int index = outbound.claim(FrameWriter.errorLength(text.length));
+        if (index <= 0)
+        {
+            protocolError("requests beyond the stream limit of " + settings.maxStreams() +
+                " faster than refusals can be sent");
+            return;
+        }
+        Frames.writer().writeError(outbound.ring().buffer(), index, streamId, ErrorCode.REJECTED, text);
+        outbound.commit(index);
     }
 
     private void rejectStream(final ProtocolStream stream, final ErrorCode code, final String reason)
@@ -1105,10 +1252,17 @@ public final class ProtocolConnection implements Connection, FrameHandler
         open = false;
         closeCause = cause;
         outbound.close();
+        final Sinks.One<Connection> accepted = acceptance;
+        if (accepted != null)
+        {
+            acceptance = null;
+            accepted.tryEmitError(cause);
+        }
         closeDeadlineNs = nowNs + TimeUnit.SECONDS.toNanos(1);
         sendMode = mode;
         final ArrayList<ProtocolStream> live = new ArrayList<>(streams.values());
         streams.clear();
+        peerStreams = 0;
         for (int i = 0; i < live.size(); i++)
         {
             live.get(i).terminate(cause);

@@ -112,6 +112,7 @@ final class StreamWriter
 
     private void park(final ParkedFrame frame)
     {
+        outbound.addParkedBytes(frame.messageLength());
         parked.add(frame);
         schedule();
     }
@@ -137,7 +138,10 @@ final class StreamWriter
         {
             if (outbound.isClosed())
             {
-                parked.clear();
+                while ((frame = parked.poll()) != null)
+                {
+                    outbound.addParkedBytes(-frame.messageLength());
+                }
                 break;
             }
             // Peek, write, then remove: a producer that sees the queue non-empty queues behind the frame.
@@ -147,6 +151,7 @@ final class StreamWriter
                 return work;
             }
             parked.poll();
+            outbound.addParkedBytes(-frame.messageLength());
             work++;
         }
         scheduled.set(false);
@@ -284,6 +289,12 @@ final class StreamWriter
             this.flags = flags;
             this.message = message;
             this.position = position;
+        }
+
+        /** @return the bytes of the message this frame carries, counted against the parked bound. */
+        long messageLength()
+        {
+            return message == null ? 0 : (long)message.dataLength() + message.metadataLength();
         }
     }
 }

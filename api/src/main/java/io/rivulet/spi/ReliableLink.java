@@ -57,6 +57,15 @@ public interface ReliableLink extends AutoCloseable
     /** @return this end as {@code host:port}. */
     String localAddress();
 
+    /**
+     * @return the verified identity of the peer (the subject of its TLS certificate), or null when the
+     *         link does not authenticate its peer. Conductor thread.
+     */
+    default String peerPrincipal()
+    {
+        return null;
+    }
+
     /** Closes the link at once; queued bytes are discarded. Idempotent. */
     @Override
     void close();

@@ -1,0 +1,6 @@
+/**
+ * Who may connect: the {@link io.rivulet.security.Authenticator} SPI a server runs on each SETUP, with
+ * token and mutual-TLS principal implementations. TLS itself is configured on the transport
+ * ({@code io.rivulet.transport.tcp.TlsSettings}).
+ */
+package io.rivulet.security;

@@ -71,16 +71,22 @@ public final class TcpLink implements ReliableLink, Selectable
     private boolean readable = true;
     private boolean endOfStream;
     private boolean closed;
+    /** TLS between the socket and the buffers, or null for plain TCP. The handshake is complete. */
+    private final TlsSession tls;
+    private final String peerPrincipal;
 
     TcpLink(
         final TcpTransportDriver driver,
         final Selector selector,
         final SocketChannel channel,
-        final TransportSettings settings) throws IOException
+        final TransportSettings settings,
+        final TlsSession tls) throws IOException
     {
         this.driver = driver;
         this.channel = channel;
         this.maxFrameLength = settings.maxFrameLength();
+        this.tls = tls;
+        this.peerPrincipal = tls == null ? null : tls.peerPrincipal();
 
         configure(channel, settings);
         remoteAddress = SocketAddresses.format(channel.getRemoteAddress());
@@ -159,11 +165,15 @@ public final class TcpLink implements ReliableLink, Selectable
     {
         if (sendHead == sendTail)
         {
+            if (tls != null && !tls.isFlushed())
+            {
+                tls.flush();
+            }
             return 0;
         }
 
         sendByteBuffer.limit(sendTail).position(sendHead);
-        final int written = channel.write(sendByteBuffer);
+        final int written = tls == null ? channel.write(sendByteBuffer) : tls.write(sendByteBuffer);
         sendHead += written;
         if (sendHead == sendTail)
         {
@@ -181,7 +191,7 @@ public final class TcpLink implements ReliableLink, Selectable
     @Override
     public boolean isFlushed()
     {
-        return sendHead == sendTail;
+        return sendHead == sendTail && (tls == null || tls.isFlushed());
     }
 
     /**
@@ -205,7 +215,8 @@ public final class TcpLink implements ReliableLink, Selectable
 
         if (0 == frames && endOfStream)
         {
-            throw new LinkClosedException("closed by peer " + remoteAddress);
+            throw new LinkClosedException(tls != null && tls.isCloseNotifyReceived() ?
+                "TLS closed (close_notify) by peer " + remoteAddress : "closed by peer " + remoteAddress);
         }
 
         return frames;
@@ -227,6 +238,25 @@ public final class TcpLink implements ReliableLink, Selectable
     public String localAddress()
     {
         return localAddress;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Over mutual TLS, the subject of the peer's verified certificate.
+     */
+    @Override
+    public String peerPrincipal()
+    {
+        return peerPrincipal;
+    }
+
+    /**
+     * @return true when this link runs over TLS.
+     */
+    public boolean isTls()
+    {
+        return tls != null;
     }
 
     /**
@@ -264,6 +294,10 @@ public final class TcpLink implements ReliableLink, Selectable
             closed = true;
             sendHead = 0;
             sendTail = 0;
+            if (tls != null)
+            {
+                tls.closeQuietly(); // close_notify; the sender released the link before the conductor closes it
+            }
             selectionKey.cancel();
             TcpTransportDriver.closeQuietly(channel);
             driver.onChannelClosed();
@@ -288,7 +322,8 @@ public final class TcpLink implements ReliableLink, Selectable
     @Override
     public String toString()
     {
-        return "TcpLink{" + localAddress + " -> " + remoteAddress + (closed ? ", closed}" : "}");
+        return "TcpLink{" + localAddress + " -> " + remoteAddress + (tls != null ? ", " + tls.protocol() : "") +
+            (closed ? ", closed}" : "}");
     }
 
     private int deliverFrames(final FrameHandler handler, final int framesSoFar, final int frameLimit)
@@ -337,12 +372,16 @@ public final class TcpLink implements ReliableLink, Selectable
         }
 
         receiveByteBuffer.limit(receiveCapacity).position(receiveTail);
-        final int bytesRead = channel.read(receiveByteBuffer);
+        final int bytesRead = tls == null ? channel.read(receiveByteBuffer) : tls.read(receiveByteBuffer);
         if (bytesRead > 0)
         {
             receiveTail += bytesRead;
             // A short read drained the socket; a full one may have left more for the next poll.
-            readable = bytesRead == space;
+            readable = bytesRead == space || (tls != null && tls.hasBufferedInput());
+        }
+        else if (0 == bytesRead && tls != null && tls.hasBufferedInput())
+        {
+            readable = true; // decrypted bytes wait for room in the receive buffer
         }
         else if (0 == bytesRead)
         {

@@ -1,6 +1,7 @@
 package io.rivulet.transport.tcp;
 
 import io.rivulet.spi.LinkConnector;
+import io.rivulet.spi.SocketAddresses;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -25,6 +26,8 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
     private TcpLink link;
     private IOException failure;
     private boolean closed;
+    /** Set once connected when the driver speaks TLS: the handshake runs before the link comes up. */
+    private TlsSession tls;
 
     TcpLinkConnector(
         final TcpTransportDriver driver,
@@ -74,6 +77,10 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
         {
             throw new IOException("connect abandoned: " + address);
         }
+        if (null != tls)
+        {
+            return handshake();
+        }
         if (!connectable)
         {
             return null;
@@ -86,7 +93,17 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
             {
                 return null;
             }
-            link = driver.newLink(channel);
+            if (driver.isTls())
+            {
+                final java.net.InetSocketAddress remote = (java.net.InetSocketAddress)channel.getRemoteAddress();
+                tls = driver.newTlsSession(channel, true, SocketAddresses.resolve(address).getHostString(),
+                    remote.getPort(), address);
+                selectionKey.interestOps(0); // the handshake reads and writes when polled
+            }
+            else
+            {
+                link = driver.newLink(channel);
+            }
         }
         catch (final IOException ex)
         {
@@ -94,8 +111,30 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
             closeChannel();
             throw failure;
         }
+        if (null != tls)
+        {
+            return handshake();
+        }
 
         return link;
+    }
+
+    private TcpLink handshake() throws IOException
+    {
+        try
+        {
+            if (tls.handshake())
+            {
+                link = driver.newLink(channel, tls);
+            }
+            return link;
+        }
+        catch (final IOException ex)
+        {
+            failure = ex;
+            closeChannel();
+            throw ex;
+        }
     }
 
     /**

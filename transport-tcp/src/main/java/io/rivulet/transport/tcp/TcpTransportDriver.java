@@ -4,6 +4,9 @@ import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
@@ -34,15 +37,39 @@ public final class TcpTransportDriver implements TransportDriver
     private static final SelectionKey[] NO_KEYS = new SelectionKey[0];
 
     private final TransportSettings settings;
+    /** TLS configuration and its context, or null for plain TCP. */
+    private final TlsSettings tlsSettings;
+    private final SSLContext sslContext;
     private final Selector selector;
     // Held in a field so the selector poll allocates nothing per duty cycle.
     private final Consumer<SelectionKey> onSelectedKey = this::onSelectedKey;
     private boolean closing;
+    private long nowNs = System.nanoTime();
 
     TcpTransportDriver(final TransportSettings settings) throws IOException
     {
+        this(settings, null);
+    }
+
+    /**
+     * @param settings    buffer sizes and frame limit.
+     * @param tlsSettings TLS for every link of this driver, or null for plain TCP.
+     * @throws io.rivulet.ConfigurationException when the TLS key or trust material cannot be loaded.
+     */
+    TcpTransportDriver(final TransportSettings settings, final TlsSettings tlsSettings) throws IOException
+    {
         this.settings = settings;
+        this.tlsSettings = tlsSettings;
+        this.sslContext = tlsSettings == null ? null : tlsSettings.newSslContext();
         this.selector = Selector.open();
+    }
+
+    /**
+     * @return the TLS settings, or null when links are plain TCP.
+     */
+    public TlsSettings tlsSettings()
+    {
+        return tlsSettings;
     }
 
     /**
@@ -62,6 +89,11 @@ public final class TcpTransportDriver implements TransportDriver
     public TcpLinkListener listen(final String address) throws IOException
     {
         ensureOpen();
+        if (tlsSettings != null && !tlsSettings.hasKeyMaterial())
+        {
+            throw new IOException("cannot listen on " + address + " with TLS: no certificate and key " +
+                "(TlsSettings.keyStore or pem)");
+        }
         final InetSocketAddress socketAddress = SocketAddresses.resolve(address);
         final ServerSocketChannel channel = ServerSocketChannel.open();
         try
@@ -135,6 +167,7 @@ public final class TcpTransportDriver implements TransportDriver
     @Override
     public int doWork(final long nowNs)
     {
+        this.nowNs = nowNs;
         if (!selector.isOpen())
         {
             return 0;
@@ -200,7 +233,49 @@ public final class TcpTransportDriver implements TransportDriver
 
     TcpLink newLink(final SocketChannel channel) throws IOException
     {
-        return new TcpLink(this, selector, channel, settings);
+        return new TcpLink(this, selector, channel, settings, null);
+    }
+
+    TcpLink newLink(final SocketChannel channel, final TlsSession tls) throws IOException
+    {
+        return new TcpLink(this, selector, channel, settings, tls);
+    }
+
+    /** @return true when links of this driver handshake TLS before they come up. */
+    boolean isTls()
+    {
+        return sslContext != null;
+    }
+
+    /** @return the clock of the last duty cycle, for handshake deadlines. */
+    long nowNs()
+    {
+        return nowNs;
+    }
+
+    /**
+     * A TLS session for a connected channel, client or server side.
+     *
+     * @param host the name or address connected to (client), checked against the server's certificate.
+     * @param port the port connected to (client), or -1 on the server side.
+     */
+    TlsSession newTlsSession(final SocketChannel channel, final boolean client, final String host, final int port,
+        final String peer)
+    {
+        final SSLEngine engine = client ? sslContext.createSSLEngine(host, port) : sslContext.createSSLEngine();
+        engine.setUseClientMode(client);
+        final SSLParameters parameters = engine.getSSLParameters();
+        parameters.setProtocols(tlsSettings.protocols().toArray(new String[0]));
+        if (client && tlsSettings.verifyHostname())
+        {
+            parameters.setEndpointIdentificationAlgorithm("HTTPS");
+        }
+        if (!client)
+        {
+            parameters.setNeedClientAuth(tlsSettings.clientAuth() == TlsSettings.ClientAuth.REQUIRED);
+        }
+        engine.setSSLParameters(parameters);
+        return new TlsSession(engine, channel, peer);
     }
 
     /**

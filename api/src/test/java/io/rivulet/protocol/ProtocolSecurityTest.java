@@ -185,6 +185,29 @@ class ProtocolSecurityTest
     }
 
     @Test
+    void shouldCloseAConnectionFloodingRequestsFasterThanRefusalsCanBeSent()
+    {
+        final ProtocolSettings server = ProtocolHarness.settings().withLimits(200 * MS, 1, 16, 1 << 20, 16);
+        final ProtocolHarness h = ProtocolHarness.builder().serverSettings(server).serverResponder(SERVER)
+            .ringLength(4096).build();
+        h.settle();
+
+        // 64 requests arrive in one read while the server's sender does not drain: refusals fill the ring.
+        for (int i = 0; i < 64; i++)
+        {
+            h.server.link.inject(ProtocolHarness.payloadFrame(FrameType.REQUEST_STREAM, 2 * i + 1, 1,
+                io.rivulet.codec.FrameFlags.NEXT, new byte[0], "x".getBytes(StandardCharsets.UTF_8)));
+        }
+        h.server.connection.doWork(h.nowNs());
+
+        assertThat(h.server.connection.isOpen()).as("closed rather than queueing refusals").isFalse();
+        assertThat(h.server.counters.protocolErrors.get()).isEqualTo(1);
+        assertThat(h.server.counters.limitRejections.get()).isGreaterThan(1);
+        assertThat(h.server.errors).anySatisfy(error ->
+            assertThat(error).hasMessageContaining("faster than refusals can be sent"));
+    }
+
+    @Test
     void shouldFailRequestsBeyondThePendingLimitLocally()
     {
         final ProtocolSettings client = ProtocolHarness.settings().withLimits(200 * MS, 16, 2, 1 << 20, 16);

@@ -37,6 +37,9 @@ import java.nio.channels.SocketChannel;
  * Receiving: {@link #poll} reads into a direct receive buffer and hands complete frames to the handler
  * as views over that buffer, keeping a partial frame for the next read. Neither path allocates.
  *
+ * <p>Over TLS the same buffers hold plaintext: {@link TlsSession} wraps what {@link #flush()} would write and
+ * unwraps what {@link #poll} reads, and the link is created only once its handshake is complete.
+ *
  * <p>Not thread-safe: owned by the engine thread of the {@link TcpTransportDriver} that created it, whose
  * {@link TcpTransportDriver#doWork(long)} must run each duty cycle to report the socket readable.
  */

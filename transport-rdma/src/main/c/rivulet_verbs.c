@@ -3,7 +3,9 @@
  * atomics), called from io.rivulet.transport.rdma.disni.NativeVerbs on DiSNI's own native objects.
  *
  * DiSNI's NatObject.getObjId() is the C pointer of the ibv_pd / ibv_cq / ibv_qp / ibv_context /
- * rdma_cm_id it wraps, so these functions take those pointers as jlongs. Every function takes and
+ * rdma_cm_id it wraps (libdisni's createObjectId casts the pointer, see zrlio/disni
+ * libdisni/src/verbs/com_ibm_disni_verbs_impl_NativeDispatcher.cpp), so these functions take those
+ * pointers as jlongs. Every function takes and
  * returns primitives only (no JNI object access, no allocation on the Java side) and reports failure
  * as a negative errno, which NativeVerbs turns into a VerbsException naming the call and strerror.
  * Functions that return a pointer return it as a positive jlong (user-space addresses are below 2^63).

@@ -42,8 +42,8 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * A real RC connection over DiSNI between two contexts on this host's RDMA address (the device loops
- * traffic back). Needs libdisni, an RDMA device (a ConnectX port, or a SoftiWARP/Soft-RoCE device for a
+ * Real RC connections (and, with the JNI extension, UD datagrams and atomics) over DiSNI between two
+ * contexts on this host's RDMA address (the device loops traffic back). Needs libdisni, an RDMA device (a ConnectX port, or a SoftiWARP/Soft-RoCE device for a
  * functional check) and its interface's IPv4 address; skipped with the reason otherwise.
  *
  * <pre>

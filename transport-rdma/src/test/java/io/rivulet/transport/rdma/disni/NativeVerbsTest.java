@@ -1,7 +1,9 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.Opcode;
 import io.rivulet.transport.rdma.verbs.SendWorkRequest;
+import io.rivulet.transport.rdma.verbs.UdAddress;
 import io.rivulet.transport.rdma.verbs.VerbsException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -238,6 +240,49 @@ class NativeVerbsTest
         assertThat(NativeVerbs.decodeSendWr(request.address(), decoded.address())).isEqualTo(-EINVAL);
     }
 
+    @Test
+    void shouldBuildSendsWithoutAllocatingOnceWarm() throws VerbsException
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        final AddressHandle handle = new FixedAddressHandle();
+        final SendWorkRequest ud = new SendWorkRequest();
+        final SendWorkRequest atomic = new SendWorkRequest();
+        final long[] checksum = new long[1];
+        final Runnable round = () ->
+        {
+            for (int i = 0; i < 10_000; i++)
+            {
+                ud.clear().wrId(i).opcode(Opcode.SEND_WITH_IMM).immData(i).addSge(0x1000, 64, 1).ud(handle, 7, 9);
+                atomic.clear().wrId(i).opcode(Opcode.ATOMIC_FETCH_AND_ADD).addSge(0x2000, 8, 1).remote(0x3000, 2)
+                    .atomic(i, 0);
+                try
+                {
+                    DisniWorkRequests.validateUdSend(ud, 0);
+                    DisniWorkRequests.validateSend(atomic, 0);
+                }
+                catch (final VerbsException ex)
+                {
+                    throw new IllegalStateException(ex);
+                }
+                request.fill(ud, DisniWorkRequests.ibvOpcode(ud.opcode()), DisniWorkRequests.ibvSendFlags(ud.flags()),
+                    FAKE_AH);
+                checksum[0] += NativeVerbs.decodeSendWr(request.address(), decoded.address());
+                request.fill(atomic, DisniWorkRequests.ibvOpcode(atomic.opcode()), 0, 0);
+                checksum[0] += NativeVerbs.decodeSendWr(request.address(), decoded.address());
+            }
+        };
+        round.run();
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        round.run();
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+        assertThat(checksum[0]).as("every request was accepted").isZero();
+        assertThat(decoded.getLong(NativeWorkRequest.COMPARE_ADD)).isEqualTo(9_999);
+        // the bound leaves room for a stray JIT or profiler allocation, far below one object per request
+        assertThat(allocated).as("bytes allocated for 20,000 validated and built requests").isLessThan(4096);
+    }
+
     private void decode(final SendWorkRequest source, final long ah)
     {
         assertThat(decodeResult(source, ah)).isZero();
@@ -248,5 +293,21 @@ class NativeVerbsTest
         request.fill(source, DisniWorkRequests.ibvOpcode(source.opcode()),
             DisniWorkRequests.ibvSendFlags(source.flags()), ah);
         return NativeVerbs.decodeSendWr(request.address(), decoded.address());
+    }
+
+    private static final class FixedAddressHandle implements AddressHandle
+    {
+        private final UdAddress destination = new UdAddress("0:0:0:0:0:0:0:1/0", 7, 9);
+
+        @Override
+        public UdAddress destination()
+        {
+            return destination;
+        }
+
+        @Override
+        public void close()
+        {
+        }
     }
 }

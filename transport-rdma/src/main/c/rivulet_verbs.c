@@ -239,18 +239,6 @@ JNIEXPORT jint JNICALL Java_io_rivulet_transport_rdma_disni_NativeVerbs_deviceCo
     return count;
 }
 
-JNIEXPORT jlong JNICALL Java_io_rivulet_transport_rdma_disni_NativeVerbs_contextOf(
-    JNIEnv *env, jclass cls, jlong pd)
-{
-    (void)env;
-    (void)cls;
-    if (pd == 0)
-    {
-        return -EINVAL;
-    }
-    return AS_HANDLE(((struct ibv_pd *)AS_PTR(pd))->context);
-}
-
 JNIEXPORT jint JNICALL Java_io_rivulet_transport_rdma_disni_NativeVerbs_cmIdPort(JNIEnv *env, jclass cls, jlong id)
 {
     (void)env;

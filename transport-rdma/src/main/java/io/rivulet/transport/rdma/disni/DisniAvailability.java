@@ -97,7 +97,7 @@ final class DisniAvailability
                 System.getProperty("java.library.path", ""),
                 new RdmaDevices(),
                 DisniNativeProbe.INSTANCE,
-                NativeVerbsLibrary.status());
+                extensionWithDevices());
         }
     }
 
@@ -160,6 +160,18 @@ final class DisniAvailability
             return Availability.no(String.join("; ", problems) + extension);
         }
         return Availability.yes("DiSNI 2.1 with " + library + "; RDMA devices: " + String.join(", ", names) + extension);
+    }
+
+    /** The extension's state, with what {@code ibv_get_device_list} says when it sees no device. */
+    private static NativeVerbsLibrary.Status extensionWithDevices()
+    {
+        final NativeVerbsLibrary.Status extension = NativeVerbsLibrary.status();
+        if (!extension.loaded())
+        {
+            return extension;
+        }
+        final String noDevice = NativeVerbs.noDeviceReason();
+        return null == noDevice ? extension : new NativeVerbsLibrary.Status(true, extension.description() + "; " + noDevice);
     }
 
     static String describe(final NativeVerbsLibrary.Status extension)

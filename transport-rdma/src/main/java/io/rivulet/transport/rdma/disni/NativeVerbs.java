@@ -41,9 +41,6 @@ final class NativeVerbs
     /** @return the number of RDMA devices {@code ibv_get_device_list} sees, or -errno. */
     static native int deviceCount();
 
-    /** @return the {@code ibv_context} of a protection domain, or -EINVAL. */
-    static native long contextOf(long pd);
-
     /** @return the port an RDMA CM id is bound to, or -errno. */
     static native int cmIdPort(long cmId);
 

@@ -53,7 +53,10 @@ final class NativeVerbsLibrary
     {
         if (null == status)
         {
-            status = load();
+            status = load(
+                System.getProperty(LIBRARY_PROPERTY),
+                System.getProperty("java.library.path", ""),
+                NativeVerbsLibrary.class.getClassLoader());
         }
         return status;
     }
@@ -80,21 +83,28 @@ final class NativeVerbsLibrary
             System.mapLibraryName(LIBRARY_NAME);
     }
 
-    private static Status load()
+    /**
+     * Loads from the first source that has the library. Loading the same file again is harmless
+     * ({@code System.load} ignores a library its class loader already has).
+     *
+     * @param explicit    the value of {@value #LIBRARY_PROPERTY}, or null.
+     * @param libraryPath {@code java.library.path}.
+     * @param resources   where to look for the jar's copy.
+     * @return the outcome.
+     */
+    static Status load(final String explicit, final String libraryPath, final ClassLoader resources)
     {
-        final String explicit = System.getProperty(LIBRARY_PROPERTY);
         if (null != explicit && !explicit.isBlank())
         {
-            return loadFile(Path.of(explicit).toAbsolutePath(), "-D" + LIBRARY_PROPERTY);
+            return loadFile(Path.of(explicit.strip()).toAbsolutePath(), "-D" + LIBRARY_PROPERTY);
         }
-        final Path onLibraryPath = DisniAvailability.findLibrary(System.getProperty("java.library.path", ""),
-            LIBRARY_NAME);
+        final Path onLibraryPath = DisniAvailability.findLibrary(libraryPath, LIBRARY_NAME);
         if (null != onLibraryPath)
         {
             return loadFile(onLibraryPath, "java.library.path");
         }
         final String resource = resourcePath();
-        try (InputStream in = NativeVerbsLibrary.class.getClassLoader().getResourceAsStream(resource))
+        try (InputStream in = resources.getResourceAsStream(resource))
         {
             if (null == in)
             {

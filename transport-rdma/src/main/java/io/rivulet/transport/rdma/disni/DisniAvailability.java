@@ -22,6 +22,10 @@ import java.util.List;
  * {@code NativeDispatcher} fail its static initialiser would make every later DiSNI call throw
  * {@link NoClassDefFoundError}); an RDMA device in sysfs. When those pass, DiSNI's native side is loaded
  * once per JVM and an RDMA CM event channel is opened and closed.
+ *
+ * <p>The JNI extension (librivulet-verbs) is reported alongside: RC works without it, so its absence
+ * never makes DiSNI unavailable, but the description says whether UD queue pairs, address handles,
+ * multicast and atomics will work, and why not.
  */
 final class DisniAvailability
 {
@@ -52,14 +56,27 @@ final class DisniAvailability
      * @param libraryPath      {@code java.library.path}.
      * @param devices          the sysfs view of RDMA devices.
      * @param probe            the native checks.
+     * @param extension        the JNI extension's state, or null not to report it.
      */
     record Environment(
         boolean disniClasses,
         boolean sunNioChExported,
         String libraryPath,
         RdmaDevices devices,
-        NativeProbe probe)
+        NativeProbe probe,
+        NativeVerbsLibrary.Status extension)
     {
+        /** Without the JNI extension's state. */
+        Environment(
+            final boolean disniClasses,
+            final boolean sunNioChExported,
+            final String libraryPath,
+            final RdmaDevices devices,
+            final NativeProbe probe)
+        {
+            this(disniClasses, sunNioChExported, libraryPath, devices, probe, null);
+        }
+
         /** @return this JVM's environment. */
         static Environment current()
         {
@@ -79,7 +96,8 @@ final class DisniAvailability
                 exported,
                 System.getProperty("java.library.path", ""),
                 new RdmaDevices(),
-                DisniNativeProbe.INSTANCE);
+                DisniNativeProbe.INSTANCE,
+                extensionWithDevices());
         }
     }
 
@@ -136,11 +154,39 @@ final class DisniAvailability
             }
         }
 
+        final String extension = describe(environment.extension());
         if (!problems.isEmpty())
         {
-            return Availability.no(String.join("; ", problems));
+            return Availability.no(String.join("; ", problems) + extension);
         }
-        return Availability.yes("DiSNI 2.1 with " + library + "; RDMA devices: " + String.join(", ", names));
+        return Availability.yes("DiSNI 2.1 with " + library + "; RDMA devices: " + String.join(", ", names) + extension);
+    }
+
+    /** The extension's state, with what {@code ibv_get_device_list} says when it sees no device. */
+    private static NativeVerbsLibrary.Status extensionWithDevices()
+    {
+        final NativeVerbsLibrary.Status extension = NativeVerbsLibrary.status();
+        if (!extension.loaded())
+        {
+            return extension;
+        }
+        final String noDevice = NativeVerbs.noDeviceReason();
+        return null == noDevice ? extension : new NativeVerbsLibrary.Status(true, extension.description() + "; " + noDevice);
+    }
+
+    static String describe(final NativeVerbsLibrary.Status extension)
+    {
+        if (null == extension)
+        {
+            return "";
+        }
+        if (extension.loaded())
+        {
+            return "; JNI extension for UD queue pairs, address handles, multicast and atomics: " +
+                extension.description();
+        }
+        return "; JNI extension unavailable, so UD queue pairs, address handles, multicast and atomics are refused: " +
+            extension.description();
     }
 
     /**
@@ -151,11 +197,20 @@ final class DisniAvailability
      */
     static Path findLibrary(final String libraryPath)
     {
+        return findLibrary(libraryPath, LIBRARY_NAME);
+    }
+
+    /**
+     * @param libraryName the name {@code System.loadLibrary} would be given.
+     * @return the first {@code java.library.path} file with that library's mapped name, or null.
+     */
+    static Path findLibrary(final String libraryPath, final String libraryName)
+    {
         if (null == libraryPath)
         {
             return null;
         }
-        final String fileName = System.mapLibraryName(LIBRARY_NAME);
+        final String fileName = System.mapLibraryName(libraryName);
         for (final String entry : libraryPath.split(File.pathSeparator))
         {
             if (entry.isBlank())

@@ -32,7 +32,7 @@ final class DisniCompletionQueue implements CompletionQueue
     private final DisniVerbsContext context;
     private final IbvCQ cq;
     private final int entries;
-    private final List<DisniQueuePair> queuePairs = new ArrayList<>(2);
+    private final List<CompletionQueueUser> queuePairs = new ArrayList<>(2);
     private IbvWC[] wcs = NO_WCS;
     private SVCPollCq pollCall;
     private int attachedWorkRequests;
@@ -88,7 +88,7 @@ final class DisniCompletionQueue implements CompletionQueue
             throw new VerbsException("ibv_poll_cq failed: " + DisniAvailability.text(ex), ex);
         }
 
-        final DisniQueuePair soleQueuePair = queuePairs.size() == 1 ? queuePairs.get(0) : null;
+        final CompletionQueueUser soleQueuePair = queuePairs.size() == 1 ? queuePairs.get(0) : null;
         final int qpNumberIfUnknown = null == soleQueuePair ? 0 : soleQueuePair.qpNumber();
         for (int i = 0; i < polled; i++)
         {
@@ -138,7 +138,7 @@ final class DisniCompletionQueue implements CompletionQueue
     }
 
     /** A queue pair uses this CQ for sends or receives (called once for each role). */
-    void attach(final DisniQueuePair queuePair, final int workRequests)
+    void attach(final CompletionQueueUser queuePair, final int workRequests)
     {
         if (!queuePairs.contains(queuePair))
         {
@@ -155,7 +155,7 @@ final class DisniCompletionQueue implements CompletionQueue
         }
     }
 
-    void detach(final DisniQueuePair queuePair, final int workRequests)
+    void detach(final CompletionQueueUser queuePair, final int workRequests)
     {
         queuePairs.remove(queuePair);
         attachedWorkRequests -= workRequests;

@@ -16,7 +16,8 @@ import java.io.IOException;
 
 /**
  * An RC queue pair through DiSNI, posting with prebuilt stateful verb calls ({@link PostSendCalls},
- * {@link PostRecvCalls}).
+ * {@link PostRecvCalls}); atomics, whose operands DiSNI 2.1 never writes to native memory, are posted on
+ * the same {@code ibv_qp} through the JNI extension ({@link NativeVerbs#postSend}).
  *
  * <p>{@link #state()} is tracked, not queried (DiSNI 2.1 has no {@code ibv_query_qp}): INIT when
  * created, RTS once RDMA CM reports ESTABLISHED, ERROR after a disconnect, a failed set-up or an error
@@ -25,7 +26,7 @@ import java.io.IOException;
  *
  * <p>Not thread-safe.
  */
-final class DisniQueuePair implements QueuePair
+final class DisniQueuePair implements QueuePair, CompletionQueueUser
 {
     private final DisniConnection connection;
     private final IbvQP qp;
@@ -39,6 +40,8 @@ final class DisniQueuePair implements QueuePair
     private final PostRecvCalls receiveCalls;
     private QpState state = QpState.INIT;
     private boolean destroyed;
+    private NativeWorkRequest atomicRequest;
+    private long nativeQp;
 
     DisniQueuePair(
         final DisniConnection connection,
@@ -93,6 +96,11 @@ final class DisniQueuePair implements QueuePair
                 "connection (CmConnection.poll() returned the queue pair)");
         }
         DisniWorkRequests.validateSend(request, maxInlineData);
+        if (DisniWorkRequests.isAtomic(request.opcode()))
+        {
+            postAtomic(request);
+            return;
+        }
         final SVCPostSend call = sendCalls.prepare(request);
         try
         {
@@ -102,6 +110,32 @@ final class DisniQueuePair implements QueuePair
         {
             throw postFailure("ibv_post_send", ex, "send queue full (maxSendWr " + maxSendWr + "): poll the send " +
                 "completion queue, and signal at least every maxSendWr-th send");
+        }
+    }
+
+    private void postAtomic(final SendWorkRequest request) throws IOException
+    {
+        if (null == atomicRequest)
+        {
+            NativeVerbsLibrary.require(request.opcode().name());
+            nativeQp = NativeVerbs.handleOf(qp, "queue pair " + qpNumber);
+            atomicRequest = new NativeWorkRequest();
+        }
+        atomicRequest.fill(
+            request,
+            DisniWorkRequests.ibvOpcode(request.opcode()),
+            DisniWorkRequests.ibvSendFlags(request.flags()),
+            0);
+        final int rc = NativeVerbs.postSend(nativeQp, atomicRequest.address());
+        if (rc != 0)
+        {
+            if (-rc == NativeVerbs.ENOMEM)
+            {
+                throw new VerbsException("ibv_post_send on queue pair " + qpNumber + ": send queue full (maxSendWr " +
+                    maxSendWr + "): poll the send completion queue, and signal at least every maxSendWr-th send");
+            }
+            throw new VerbsException("ibv_post_send of " + request.opcode() + " on queue pair " + qpNumber + " (" +
+                state + ") failed: " + NativeVerbs.errorText(rc));
         }
     }
 
@@ -156,19 +190,20 @@ final class DisniQueuePair implements QueuePair
         return receiveCalls.builds();
     }
 
+    @Override
+    public void onError()
+    {
+        if (!destroyed)
+        {
+            state = QpState.ERROR;
+        }
+    }
+
     void onEstablished()
     {
         if (state == QpState.INIT)
         {
             state = QpState.RTS;
-        }
-    }
-
-    void onError()
-    {
-        if (!destroyed)
-        {
-            state = QpState.ERROR;
         }
     }
 

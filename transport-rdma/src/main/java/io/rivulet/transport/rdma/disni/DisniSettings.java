@@ -14,7 +14,9 @@ import java.util.function.LongSupplier;
  *     the RDMA CM event channel is polled (each poll is a JNI call and a {@code poll(2)}), however often
  *     listeners and connections are polled;</li>
  *     <li>{@value #IMM_CACHE_SIZE_PROP} (default {@value #DEFAULT_IMM_CACHE_SIZE}): prebuilt send calls
- *     kept per immediate-data shape and queue pair (see {@code PostSendCalls}).</li>
+ *     kept per immediate-data shape and queue pair (see {@code PostSendCalls});</li>
+ *     <li>{@value #GID_INDEX_PROP} (default {@value #DEFAULT_GID_INDEX}, meaning: find it): the source GID
+ *     index of UD address handles (see {@code DisniUdPort}).</li>
  * </ul>
  * Fluent, mutable until handed to the provider, which calls {@link #conclude()}.
  */
@@ -26,10 +28,13 @@ public final class DisniSettings
     public static final long DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
     public static final long DEFAULT_CM_POLL_INTERVAL_US = 1_000;
     public static final int DEFAULT_IMM_CACHE_SIZE = 8;
+    public static final String GID_INDEX_PROP = "rivulet.rdma.disni.gidIndex";
+    public static final int DEFAULT_GID_INDEX = -1;
 
     private long connectTimeoutNs;
     private long cmPollIntervalNs;
     private int immCacheSize;
+    private int gidIndex;
     private LongSupplier nanoClock = System::nanoTime;
 
     /** Defaults from the system properties. */
@@ -40,6 +45,20 @@ public final class DisniSettings
         cmPollIntervalNs = TimeUnit.MICROSECONDS.toNanos(
             longProperty(CM_POLL_INTERVAL_PROP, DEFAULT_CM_POLL_INTERVAL_US));
         immCacheSize = (int)Math.min(Integer.MAX_VALUE, longProperty(IMM_CACHE_SIZE_PROP, DEFAULT_IMM_CACHE_SIZE));
+        gidIndex = (int)Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE,
+            longProperty(GID_INDEX_PROP, DEFAULT_GID_INDEX)));
+    }
+
+    public int gidIndex()
+    {
+        return gidIndex;
+    }
+
+    /** @param gidIndex the source GID index of UD address handles, or -1 to find the one of the context's address. */
+    public DisniSettings gidIndex(final int gidIndex)
+    {
+        this.gidIndex = gidIndex;
+        return this;
     }
 
     public long connectTimeoutNs()
@@ -107,6 +126,10 @@ public final class DisniSettings
         {
             throw new ConfigurationException(IMM_CACHE_SIZE_PROP + " must be 1-4096: " + immCacheSize);
         }
+        if (gidIndex < -1 || gidIndex > 255)
+        {
+            throw new ConfigurationException(GID_INDEX_PROP + " must be -1 (find it) or 0-255: " + gidIndex);
+        }
         if (null == nanoClock)
         {
             throw new ConfigurationException("nanoClock must not be null");
@@ -142,6 +165,6 @@ public final class DisniSettings
     {
         return "DisniSettings{connectTimeoutMs=" + TimeUnit.NANOSECONDS.toMillis(connectTimeoutNs) +
             ", cmPollIntervalUs=" + TimeUnit.NANOSECONDS.toMicros(cmPollIntervalNs) +
-            ", immCacheSize=" + immCacheSize + "}";
+            ", immCacheSize=" + immCacheSize + ", gidIndex=" + gidIndex + "}";
     }
 }

@@ -42,6 +42,8 @@ final class DisniVerbsContext implements VerbsContext
 {
     private static final System.Logger LOG = System.getLogger(DisniVerbsContext.class.getName());
     private static final int MAX_CM_EVENTS_PER_POLL = 64;
+    /** Routers a datagram may cross (RoCE v2); InfiniBand ignores it within a subnet. */
+    private static final int AH_HOP_LIMIT = 64;
 
     private final DisniSettings settings;
     private final InetAddress localAddress;
@@ -55,6 +57,9 @@ final class DisniVerbsContext implements VerbsContext
     private final List<DisniListener> listeners = new ArrayList<>();
     private final List<DisniCompletionQueue> completionQueues = new ArrayList<>();
     private final List<DisniProtectionDomain> protectionDomains = new ArrayList<>();
+    private final List<DisniUdQueuePair> udQueuePairs = new ArrayList<>();
+    private final List<DisniAddressHandle> addressHandles = new ArrayList<>();
+    private DisniUdPort udPort;
     private IbvCompChannel compChannel;
     private boolean cmPolled;
     private long lastCmPollNs;
@@ -231,19 +236,51 @@ final class DisniVerbsContext implements VerbsContext
         return DisniConnection.connect(this, remote, config);
     }
 
+    /**
+     * Through the JNI extension (DiSNI 2.1 has no UD queue pairs: its {@code rdma_create_id} is hard-wired to
+     * the TCP port space), on the config's DiSNI protection domain and CQs, on the port RDMA CM bound this
+     * context's address to.
+     */
     @Override
     public QueuePair createUdQueuePair(final QueuePairConfig config) throws IOException
     {
-        throw new VerbsException("UD queue pairs are not supported by DiSNI 2.1 (its rdma_create_id is hard-wired " +
-            "to the TCP port space and UD work-request fields are never serialised); " +
-            DisniWorkRequests.NEEDS_EXTENSION);
+        ensureOpen();
+        NativeVerbsLibrary.require("a UD queue pair");
+        final DisniProtectionDomain pd = protectionDomainOf(config.pd());
+        final DisniUdQueuePair queuePair = DisniUdQueuePair.create(
+            this,
+            config,
+            NativeVerbs.handleOf(pd.ibvPd(), "protection domain"),
+            completionQueueOf(config.sendCq()),
+            completionQueueOf(config.receiveCq()),
+            udPort());
+        udQueuePairs.add(queuePair);
+        return queuePair;
     }
 
+    /**
+     * {@code ibv_create_ah} through the JNI extension, from the remote's GID text ({@link DisniGid}), this
+     * context's port and source GID index, hop limit 64 and service level 0.
+     */
     @Override
     public AddressHandle createAddressHandle(final ProtectionDomain pd, final UdAddress remote) throws IOException
     {
-        throw new VerbsException("address handles (ibv_create_ah) are not supported by DiSNI 2.1; " +
-            DisniWorkRequests.NEEDS_EXTENSION);
+        ensureOpen();
+        NativeVerbsLibrary.require("an address handle");
+        if (null == remote)
+        {
+            throw new VerbsException("no remote UD address");
+        }
+        final DisniGid gid = DisniGid.parse(remote.gid());
+        final DisniProtectionDomain domain = protectionDomainOf(pd);
+        final DisniUdPort port = udPort();
+        final long handle = NativeVerbs.check(
+            "ibv_create_ah (to " + remote.gid() + " from port " + port.number() + ", GID index " + port.gidIndex() + ")",
+            NativeVerbs.createAh(NativeVerbs.handleOf(domain.ibvPd(), "protection domain"), gid.high(), gid.low(),
+                gid.lid(), port.number(), port.gidIndex(), AH_HOP_LIMIT, 0));
+        final DisniAddressHandle addressHandle = new DisniAddressHandle(this, remote, handle);
+        addressHandles.add(addressHandle);
+        return addressHandle;
     }
 
     /** Frees what is left: connections and listeners, then CQs, regions and PDs, then the CM. */
@@ -262,6 +299,14 @@ final class DisniVerbsContext implements VerbsContext
         for (final DisniListener listener : new ArrayList<>(listeners))
         {
             listener.close();
+        }
+        for (final DisniUdQueuePair queuePair : new ArrayList<>(udQueuePairs))
+        {
+            queuePair.close();
+        }
+        for (final DisniAddressHandle handle : new ArrayList<>(addressHandles))
+        {
+            handle.close();
         }
         for (final DisniCompletionQueue queue : new ArrayList<>(completionQueues))
         {
@@ -377,6 +422,48 @@ final class DisniVerbsContext implements VerbsContext
     void forget(final DisniProtectionDomain domain)
     {
         protectionDomains.remove(domain);
+    }
+
+    void forget(final DisniUdQueuePair queuePair)
+    {
+        udQueuePairs.remove(queuePair);
+    }
+
+    void forget(final DisniAddressHandle handle)
+    {
+        addressHandles.remove(handle);
+    }
+
+    /**
+     * @param handle the destination of a UD send.
+     * @return its {@code ibv_ah} pointer.
+     * @throws VerbsException unless an open address handle of this context.
+     */
+    long addressHandleOf(final AddressHandle handle) throws VerbsException
+    {
+        if (handle instanceof DisniAddressHandle)
+        {
+            final DisniAddressHandle disniHandle = (DisniAddressHandle)handle;
+            if (disniHandle.context() == this && disniHandle.handle() != 0)
+            {
+                return disniHandle.handle();
+            }
+        }
+        throw new VerbsException("the address handle " + handle + " is not an open address handle of " + this);
+    }
+
+    /** The UD port, resolved once: port number, GID index and GID. */
+    private DisniUdPort udPort() throws VerbsException
+    {
+        if (null == udPort)
+        {
+            udPort = DisniUdPort.resolve(
+                NativeVerbs.handleOf(verbs, "device context"),
+                NativeVerbs.handleOf(deviceId, "RDMA CM id"),
+                localAddress,
+                settings.gidIndex());
+        }
+        return udPort;
     }
 
     /**

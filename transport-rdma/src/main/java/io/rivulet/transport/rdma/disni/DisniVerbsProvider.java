@@ -23,8 +23,9 @@ import java.util.Optional;
  * missing.
  *
  * <p>Supports RC queue pairs with SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ and
- * inline sends. Refuses, with a {@link VerbsException} saying so, what DiSNI 2.1 cannot do: UD queue
- * pairs, address handles, atomics.
+ * inline sends through DiSNI. What DiSNI 2.1 cannot do (UD queue pairs, address handles, multicast,
+ * atomics) goes through Rivulet's JNI extension, librivulet-verbs, when the build compiled it (it needs
+ * rdma-core's headers); otherwise those calls fail with a {@link VerbsException} saying why.
  */
 public final class DisniVerbsProvider implements VerbsProvider
 {

@@ -46,8 +46,8 @@ final class DisniWorkRequests
     static final int IBV_WC_RECV_RDMA_WITH_IMM = IBV_WC_RECV + 1;
     /** The largest RC message: ibverbs' {@code max_msg_sz} is 2^31 on current devices. */
     static final long MAX_MESSAGE_LENGTH = 1L << 31;
-    /** What a feature DiSNI 2.1 lacks needs. */
-    static final String NEEDS_EXTENSION = "needs Rivulet's JNI extension (issue: RDMA UD fan-out)";
+    /** The size of an atomic operand and of the local buffer that receives the original value. */
+    static final int ATOMIC_LENGTH = 8;
 
     /** Number of distinct (opcode, SGE count) shapes: index space of {@link #shape}. */
     static final int SHAPES = Opcode.values().length * (SendWorkRequest.MAX_SGE + 1);
@@ -67,11 +67,9 @@ final class DisniWorkRequests
 
     /**
      * @param opcode an SPI opcode.
-     * @return DiSNI's {@code IBV_WR_*} value.
-     * @throws VerbsException for atomics: DiSNI 2.1 never writes their compare/swap/rkey fields to
-     *                        native memory, so posting one would run with garbage operands.
+     * @return its {@code IBV_WR_*} value (DiSNI's constants are ibverbs' values).
      */
-    static int ibvOpcode(final Opcode opcode) throws VerbsException
+    static int ibvOpcode(final Opcode opcode)
     {
         switch (opcode)
         {
@@ -85,15 +83,23 @@ final class DisniWorkRequests
                 return IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM;
             case RDMA_READ:
                 return IbvSendWR.IBV_WR_RDMA_READ;
+            case ATOMIC_CMP_AND_SWP:
+                return IbvSendWR.IBV_WR_ATOMIC_CMP_AND_SWP;
             default:
-                throw atomicsUnsupported(opcode);
+                return IbvSendWR.IBV_WR_ATOMIC_FETCH_AND_ADD;
         }
     }
 
-    static VerbsException atomicsUnsupported(final Opcode opcode)
+    /** @return true for CMP_AND_SWP and FETCH_AND_ADD, which are posted through the JNI extension. */
+    static boolean isAtomic(final Opcode opcode)
     {
-        return new VerbsException(opcode + ": atomics are not supported by DiSNI 2.1 (its compare/swap and rkey " +
-            "fields never reach native memory); " + NEEDS_EXTENSION);
+        return opcode == Opcode.ATOMIC_CMP_AND_SWP || opcode == Opcode.ATOMIC_FETCH_AND_ADD;
+    }
+
+    static VerbsException atomicsThroughDisni(final Opcode opcode)
+    {
+        return new VerbsException(opcode + " cannot be posted through DiSNI 2.1 (its compare/swap and rkey fields " +
+            "never reach native memory): atomics go through Rivulet's JNI extension (NativeVerbs)");
     }
 
     /** @return the index of a work-request shape, the key of the prebuilt-call cache. */
@@ -189,15 +195,65 @@ final class DisniWorkRequests
     static void validateSend(final SendWorkRequest request, final int maxInlineData) throws VerbsException
     {
         final Opcode opcode = request.opcode();
-        if (opcode == Opcode.ATOMIC_CMP_AND_SWP || opcode == Opcode.ATOMIC_FETCH_AND_ADD)
-        {
-            throw atomicsUnsupported(opcode);
-        }
         if (null != request.addressHandle() || 0 != request.remoteQpNumber())
         {
-            throw new VerbsException("UD destination (address handle / remote QPN) on an RC queue pair; UD queue " +
-                "pairs are not supported by DiSNI 2.1; " + NEEDS_EXTENSION);
+            throw new VerbsException("UD destination (address handle / remote QPN) on an RC queue pair: post UD " +
+                "sends on a queue pair from createUdQueuePair");
         }
+        checkFlagsAndLengths(request, maxInlineData);
+        if (isAtomic(opcode))
+        {
+            validateAtomic(request);
+        }
+    }
+
+    /**
+     * Checks a send for a UD queue pair: SEND or SEND_WITH_IMM to an address handle.
+     *
+     * @throws VerbsException naming the problem.
+     */
+    static void validateUdSend(final SendWorkRequest request, final int maxInlineData) throws VerbsException
+    {
+        final Opcode opcode = request.opcode();
+        if (opcode != Opcode.SEND && opcode != Opcode.SEND_WITH_IMM)
+        {
+            throw new VerbsException(opcode + " on a UD queue pair: UD carries only SEND and SEND_WITH_IMM");
+        }
+        if (null == request.addressHandle())
+        {
+            throw new VerbsException("UD send without a destination: set ud(addressHandle, remoteQpNumber, remoteQkey)");
+        }
+        checkFlagsAndLengths(request, maxInlineData);
+    }
+
+    /**
+     * An atomic reads and writes one aligned 8-byte word of remote memory and returns the original value
+     * into one 8-byte local SGE; anything else the device rejects late (as an error completion that
+     * breaks the connection) or not at all.
+     */
+    static void validateAtomic(final SendWorkRequest request) throws VerbsException
+    {
+        final Opcode opcode = request.opcode();
+        if (request.sgeCount() != 1 || request.sge(0).length() != ATOMIC_LENGTH)
+        {
+            throw new VerbsException(opcode + " needs exactly one 8-byte local scatter-gather entry for the original " +
+                "value (got " + request.sgeCount() + " entries, " + request.totalLength() + " bytes)");
+        }
+        if ((request.remoteAddress() & (ATOMIC_LENGTH - 1)) != 0)
+        {
+            throw new VerbsException(opcode + " remote address 0x" + Long.toHexString(request.remoteAddress()) +
+                " is not 8-byte aligned");
+        }
+        if ((request.flags() & SendWorkRequest.INLINE) != 0)
+        {
+            throw new VerbsException(opcode + " cannot be INLINE: the device writes the original value into the SGE");
+        }
+    }
+
+    private static void checkFlagsAndLengths(final SendWorkRequest request, final int maxInlineData)
+        throws VerbsException
+    {
+        final Opcode opcode = request.opcode();
         final int flags = request.flags();
         if ((flags & ~SPI_SEND_FLAGS) != 0)
         {
@@ -238,6 +294,10 @@ final class DisniWorkRequests
      */
     static IbvSendWR toIbvSendWr(final SendWorkRequest request) throws VerbsException
     {
+        if (isAtomic(request.opcode()))
+        {
+            throw atomicsThroughDisni(request.opcode());
+        }
         final IbvSendWR wr = new IbvSendWR();
         wr.setWr_id(request.wrId());
         wr.setOpcode(ibvOpcode(request.opcode()));

@@ -24,13 +24,17 @@
  *     the same value after {@code ntohl}.</li>
  * </ul>
  *
- * <h2>What DiSNI 2.1 cannot do</h2>
+ * <h2>What DiSNI 2.1 cannot do, and the JNI extension</h2>
  * UD queue pairs, address handles, multicast, atomics (their operands never reach native memory),
  * shared receive queues, IPv6, {@code rdma_reject} (a request is rejected by destroying its id),
  * private data, {@code ibv_query_qp} (queue pair state is tracked from CM events and completions).
- * The first three fail with a {@link io.rivulet.transport.rdma.verbs.VerbsException} naming the JNI
- * extension they need. Error completions carry only wr_id, status and opcode (DiSNI does not copy the
- * rest); the queue pair number is filled in when a CQ serves one queue pair.
+ * The first four go through librivulet-verbs, Rivulet's JNI extension ({@code src/main/c}, loaded by
+ * {@code NativeVerbsLibrary}), on DiSNI's own PD, CQ and QP pointers ({@code NatObject.getObjId()}):
+ * {@code DisniUdQueuePair}, {@code DisniAddressHandle}, {@link io.rivulet.transport.rdma.disni.DisniMulticast}
+ * and atomics in {@code DisniQueuePair}. Without the extension they fail with a
+ * {@link io.rivulet.transport.rdma.verbs.VerbsException} saying why it is missing. Error completions carry
+ * only wr_id, status and opcode (DiSNI does not copy the rest); the queue pair number is filled in when a
+ * CQ serves one queue pair.
  *
  * <h2>Running it</h2>
  * Build libdisni from DiSNI's sources on the RDMA host ({@code ./autoprepare.sh && ./configure

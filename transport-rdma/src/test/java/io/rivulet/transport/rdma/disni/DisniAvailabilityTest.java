@@ -128,6 +128,35 @@ class DisniAvailabilityTest
     }
 
     @Test
+    void shouldReportTheLoadedJniExtensionWithoutAffectingAvailability() throws IOException
+    {
+        final Path lib = library();
+        final Availability availability = DisniAvailability.evaluate(new DisniAvailability.Environment(
+            true, true, lib.toString(), devices("mlx5_0"), probe,
+            new NativeVerbsLibrary.Status(true, "librivulet-verbs loaded from /tmp/x.so (jar)")));
+
+        assertThat(availability.available()).isTrue();
+        assertThat(availability.reason()).endsWith("; RDMA devices: mlx5_0; JNI extension for UD queue pairs, " +
+            "address handles, multicast and atomics: librivulet-verbs loaded from /tmp/x.so (jar)");
+    }
+
+    @Test
+    void shouldSayWhatIsRefusedWithoutTheJniExtensionAndWhy() throws IOException
+    {
+        final NativeVerbsLibrary.Status notBuilt = new NativeVerbsLibrary.Status(false, NativeVerbsLibrary.NOT_BUILT);
+        final Availability available = DisniAvailability.evaluate(new DisniAvailability.Environment(
+            true, true, library().toString(), devices("mlx5_0"), probe, notBuilt));
+        final Availability unavailable = DisniAvailability.evaluate(new DisniAvailability.Environment(
+            true, true, "", devices(), probe, notBuilt));
+
+        assertThat(available.available()).as("RC works without the extension").isTrue();
+        assertThat(available.reason()).endsWith("; JNI extension unavailable, so UD queue pairs, address handles, " +
+            "multicast and atomics are refused: " + NativeVerbsLibrary.NOT_BUILT);
+        assertThat(unavailable.available()).isFalse();
+        assertThat(unavailable.reason()).startsWith("libdisni not found").contains("rdma-core headers were missing");
+    }
+
+    @Test
     void shouldFindTheLibraryLikeSystemLoadLibrary() throws IOException
     {
         final Path first = Files.createDirectories(root.resolve("first"));
@@ -141,6 +170,9 @@ class DisniAvailabilityTest
         assertThat(DisniAvailability.findLibrary(root.resolve("nothing").toString())).isNull();
         assertThat(DisniAvailability.findLibrary("")).isNull();
         assertThat(DisniAvailability.findLibrary(null)).isNull();
+        Files.createFile(second.resolve(System.mapLibraryName("rivulet-verbs")));
+        assertThat(DisniAvailability.findLibrary(first + File.pathSeparator + second, "rivulet-verbs"))
+            .isEqualTo(second.resolve(System.mapLibraryName("rivulet-verbs")));
     }
 
     /** @return a directory holding a (fake) libdisni. */

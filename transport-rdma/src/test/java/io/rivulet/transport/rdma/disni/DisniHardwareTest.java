@@ -1,6 +1,7 @@
 package io.rivulet.transport.rdma.disni;
 
 import io.rivulet.transport.rdma.verbs.Access;
+import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CmRequest;
@@ -41,8 +42,8 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * A real RC connection over DiSNI between two contexts on this host's RDMA address (the device loops
- * traffic back). Needs libdisni, an RDMA device (a ConnectX port, or a SoftiWARP/Soft-RoCE device for a
+ * Real RC connections (and, with the JNI extension, UD datagrams and atomics) over DiSNI between two
+ * contexts on this host's RDMA address (the device loops traffic back). Needs libdisni, an RDMA device (a ConnectX port, or a SoftiWARP/Soft-RoCE device for a
  * functional check) and its interface's IPv4 address; skipped with the reason otherwise.
  *
  * <pre>
@@ -59,7 +60,10 @@ class DisniHardwareTest
     private static final long AWAIT_NS = TimeUnit.SECONDS.toNanos(20);
     private static final int BUFFER = 64 * 1024;
     private static final int LOCAL = Access.LOCAL_WRITE;
-    private static final int REMOTE = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+    private static final int REMOTE = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ |
+        Access.REMOTE_ATOMIC;
+    private static final int QKEY = 0x1111_2222;
+    private static final int GRH = 40;
 
     private final DisniVerbsProvider provider = new DisniVerbsProvider();
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -101,17 +105,92 @@ class DisniHardwareTest
     }
 
     @Test
-    void shouldOpenTheDeviceAndRefuseWhatDisniCannotDo() throws IOException
+    void shouldOpenTheDeviceAndUseTheJniExtensionOnlyWhenLoaded() throws IOException
     {
         assertThat(server.context.providerName()).isEqualTo("disni");
         assertThat(server.context.deviceName()).isNotBlank();
         assertThat(listener.localAddress().getPort()).isPositive();
         assertThat(server.recvRegion.rkey()).isNotZero();
 
-        assertThatThrownBy(() -> server.context.createUdQueuePair(server.config(0)))
-            .isInstanceOf(VerbsException.class).hasMessageContaining("not supported by DiSNI 2.1");
-        assertThatThrownBy(() -> server.context.createAddressHandle(server.pd, new UdAddress("gid", 1, 2)))
-            .isInstanceOf(VerbsException.class).hasMessageContaining("not supported by DiSNI 2.1");
+        if (NativeVerbsLibrary.status().loaded())
+        {
+            final QueuePair ud = server.context.createUdQueuePair(server.config(0, QKEY));
+            resources.add(ud);
+            assertThat(ud.state()).isEqualTo(QpState.RTS);
+            assertThat(ud.udAddress().qkey()).isEqualTo(QKEY);
+            assertThatThrownBy(() -> server.context.createAddressHandle(server.pd, new UdAddress("gid", 1, 2)))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("malformed disni UD address gid 'gid'");
+        }
+        else
+        {
+            assertThatThrownBy(() -> server.context.createUdQueuePair(server.config(0, QKEY)))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("needs Rivulet's JNI extension");
+        }
+    }
+
+    @Test
+    void shouldSendAndReceiveUdDatagramsThroughTheJniExtension() throws IOException
+    {
+        NativeVerbsTestSupport.requireLibrary();
+        final QueuePair receiver = server.context.createUdQueuePair(server.config(0, QKEY));
+        resources.add(receiver);
+        final QueuePair sender = client.context.createUdQueuePair(client.config(0, QKEY));
+        resources.add(sender);
+        final AddressHandle route = client.context.createAddressHandle(client.pd, receiver.udAddress());
+        resources.add(route);
+        assertThat(route.destination()).isEqualTo(receiver.udAddress());
+
+        receiver.postReceive(new ReceiveWorkRequest().set(31, server.recvRegion.address(), 4096 + GRH,
+            server.recvRegion.lkey()));
+        final byte[] message = "hello over UD".getBytes(StandardCharsets.US_ASCII);
+        client.sendRegion.buffer().put(0, message);
+        sender.postSend(new SendWorkRequest().wrId(8).opcode(Opcode.SEND_WITH_IMM).immData(0x0a0b0c0d)
+            .flags(SendWorkRequest.SIGNALED).addSge(client.sendRegion.address(), message.length, client.sendRegion.lkey())
+            .ud(route, receiver.qpNumber(), QKEY));
+
+        final WorkCompletion sent = await(client.sendCq);
+        assertThat(sent.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(sent.wrId()).isEqualTo(8);
+        final WorkCompletion received = await(server.recvCq);
+        assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(received.wrId()).isEqualTo(31);
+        assertThat(received.byteLength()).as("GRH + payload").isEqualTo(GRH + message.length);
+        assertThat(received.sourceQpNumber()).isEqualTo(sender.qpNumber());
+        assertThat(received.immData()).isEqualTo(0x0a0b0c0d);
+        assertThat(bytes(server.recvRegion, GRH, message.length)).isEqualTo(message);
+    }
+
+    @Test
+    void shouldCompareAndSwapAndFetchAndAddRemoteMemory() throws IOException
+    {
+        NativeVerbsTestSupport.requireLibrary();
+        final Connected pair = connect(0);
+        final MemoryRegion target = server.remoteRegion;
+        target.buffer().putLong(64, 0);
+        final long word = target.address() + 64;
+
+        // the device's byte order for the word is its own: compare only with values it wrote itself
+        assertThat(atomic(pair, Opcode.ATOMIC_CMP_AND_SWP, word, 0, 0x1234_5678_9abc_def0L))
+            .as("original value").isZero();
+        assertThat(target.buffer().getLong(64)).isIn(0x1234_5678_9abc_def0L, Long.reverseBytes(0x1234_5678_9abc_def0L));
+        assertThat(atomic(pair, Opcode.ATOMIC_CMP_AND_SWP, word, 7, 99)).as("failed compare").isEqualTo(0x1234_5678_9abc_def0L);
+        assertThat(atomic(pair, Opcode.ATOMIC_FETCH_AND_ADD, word, 3, 0)).isEqualTo(0x1234_5678_9abc_def0L);
+        assertThat(atomic(pair, Opcode.ATOMIC_CMP_AND_SWP, word, 0x1234_5678_9abc_def3L, 5))
+            .isEqualTo(0x1234_5678_9abc_def3L);
+        assertThat(atomic(pair, Opcode.ATOMIC_FETCH_AND_ADD, word, 0, 0)).isEqualTo(5);
+    }
+
+    private long atomic(final Connected pair, final Opcode opcode, final long remote, final long compareAdd,
+        final long swap) throws IOException
+    {
+        client.recvRegion.buffer().putLong(0, -1);
+        pair.clientQp.postSend(new SendWorkRequest().wrId(opcode.ordinal()).opcode(opcode)
+            .flags(SendWorkRequest.SIGNALED).addSge(client.recvRegion.address(), 8, client.recvRegion.lkey())
+            .remote(remote, server.remoteRegion.rkey()).atomic(compareAdd, swap));
+        final WorkCompletion done = await(client.sendCq);
+        assertThat(done.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(done.opcode()).isEqualTo(opcode.completion());
+        return client.recvRegion.buffer().getLong(0);
     }
 
     @Test
@@ -432,7 +511,12 @@ class DisniHardwareTest
 
         QueuePairConfig config(final int maxInlineData)
         {
-            return new QueuePairConfig(pd, sendCq, recvCq, depth / 2, depth / 2, maxInlineData, 7, 7, 0);
+            return config(maxInlineData, 0);
+        }
+
+        QueuePairConfig config(final int maxInlineData, final int qkey)
+        {
+            return new QueuePairConfig(pd, sendCq, recvCq, depth / 2, depth / 2, maxInlineData, 7, 7, qkey);
         }
     }
 }

@@ -38,6 +38,18 @@ class DisniSettingsTest
     }
 
     @Test
+    void shouldFindTheGidIndexUnlessOneInRangeIsConfigured()
+    {
+        assertThat(new DisniSettings().gidIndex()).isEqualTo(DisniSettings.DEFAULT_GID_INDEX).isEqualTo(-1);
+        assertThat(new DisniSettings().gidIndex(3).conclude().gidIndex()).isEqualTo(3);
+        assertThatThrownBy(() -> new DisniSettings().gidIndex(256).conclude())
+            .hasMessage(DisniSettings.GID_INDEX_PROP + " must be -1 (find it) or 0-255: 256");
+        assertThatThrownBy(() -> new DisniSettings().gidIndex(-2).conclude())
+            .hasMessageContaining(DisniSettings.GID_INDEX_PROP);
+        withProperty(DisniSettings.GID_INDEX_PROP, "1", () -> assertThat(new DisniSettings().gidIndex()).isEqualTo(1));
+    }
+
+    @Test
     void shouldRefuseANonPositiveTimeout()
     {
         assertThatThrownBy(() -> new DisniSettings().connectTimeoutNs(0).conclude())

@@ -59,20 +59,97 @@ class DisniWorkRequestsTest
     }
 
     @Test
-    void shouldRefuseAtomicsNamingTheMissingExtension()
+    void shouldMapAtomicsButNeverBuildThemAsDisniWorkRequests()
+    {
+        assertThat(DisniWorkRequests.ibvOpcode(Opcode.ATOMIC_CMP_AND_SWP)).isEqualTo(IbvSendWR.IBV_WR_ATOMIC_CMP_AND_SWP);
+        assertThat(DisniWorkRequests.ibvOpcode(Opcode.ATOMIC_FETCH_AND_ADD))
+            .isEqualTo(IbvSendWR.IBV_WR_ATOMIC_FETCH_AND_ADD);
+        for (final Opcode atomic : new Opcode[] {Opcode.ATOMIC_CMP_AND_SWP, Opcode.ATOMIC_FETCH_AND_ADD})
+        {
+            assertThat(DisniWorkRequests.isAtomic(atomic)).isTrue();
+            // DiSNI 2.1 would post the request with garbage operands: its SVC path must refuse it
+            final SendWorkRequest request = new SendWorkRequest().opcode(atomic).addSge(0x1000, 8, 1).remote(0x2000, 2);
+            assertThatThrownBy(() -> DisniWorkRequests.toIbvSendWr(request))
+                .isInstanceOf(VerbsException.class)
+                .hasMessageContaining(atomic.name())
+                .hasMessageContaining("never reach native memory")
+                .hasMessageContaining("JNI extension");
+        }
+        assertThat(DisniWorkRequests.isAtomic(Opcode.RDMA_READ)).isFalse();
+    }
+
+    @Test
+    void shouldAcceptWellFormedAtomicsOnRcQueuePairs() throws VerbsException
+    {
+        DisniWorkRequests.validateSend(new SendWorkRequest().opcode(Opcode.ATOMIC_CMP_AND_SWP)
+            .flags(SendWorkRequest.SIGNALED).addSge(0x1000, 8, 1).remote(0x2008, 2).atomic(1, 2), 0);
+        DisniWorkRequests.validateSend(new SendWorkRequest().opcode(Opcode.ATOMIC_FETCH_AND_ADD)
+            .addSge(0x1000, 8, 1).remote(0x2000, 2).atomic(5, 0), 0);
+    }
+
+    @Test
+    void shouldRefuseAtomicsTheDeviceWouldFailLate()
     {
         for (final Opcode atomic : new Opcode[] {Opcode.ATOMIC_CMP_AND_SWP, Opcode.ATOMIC_FETCH_AND_ADD})
         {
-            assertThatThrownBy(() -> DisniWorkRequests.ibvOpcode(atomic))
-                .isInstanceOf(VerbsException.class)
-                .hasMessageContaining("not supported by DiSNI 2.1")
-                .hasMessageContaining("JNI extension (issue: RDMA UD fan-out)");
-            final SendWorkRequest request = new SendWorkRequest().opcode(atomic).addSge(0x1000, 8, 1).remote(0x2000, 2);
-            assertThatThrownBy(() -> DisniWorkRequests.validateSend(request, 0))
-                .isInstanceOf(VerbsException.class)
-                .hasMessageContaining(atomic.name())
-                .hasMessageContaining("not supported by DiSNI 2.1");
+            assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+                new SendWorkRequest().opcode(atomic).addSge(0x1000, 4, 1).remote(0x2000, 2), 0))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("one 8-byte local scatter-gather entry");
+            assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+                new SendWorkRequest().opcode(atomic).addSge(0x1000, 8, 1).addSge(0x1008, 8, 1).remote(0x2000, 2), 0))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("got 2 entries");
+            assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+                new SendWorkRequest().opcode(atomic).remote(0x2000, 2), 0))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("got 0 entries");
+            assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+                new SendWorkRequest().opcode(atomic).addSge(0x1000, 8, 1).remote(0x2004, 2), 0))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("0x2004 is not 8-byte aligned");
+            assertThatThrownBy(() -> DisniWorkRequests.validateSend(new SendWorkRequest().opcode(atomic)
+                .flags(SendWorkRequest.INLINE).addSge(0x1000, 8, 1).remote(0x2000, 2), 64))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("cannot be INLINE");
         }
+    }
+
+    @Test
+    void shouldAcceptOnlySendsToAnAddressHandleOnUdQueuePairs() throws VerbsException
+    {
+        final AddressHandle handle = handle();
+        DisniWorkRequests.validateUdSend(new SendWorkRequest().addSge(0x1000, 100, 1).ud(handle, 5, 6), 0);
+        DisniWorkRequests.validateUdSend(new SendWorkRequest().opcode(Opcode.SEND_WITH_IMM).immData(3)
+            .flags(SendWorkRequest.INLINE).addSge(0x1000, 16, 0).ud(handle, 5, 6), 16);
+
+        for (final Opcode opcode : new Opcode[] {Opcode.RDMA_WRITE, Opcode.RDMA_WRITE_WITH_IMM, Opcode.RDMA_READ,
+            Opcode.ATOMIC_CMP_AND_SWP, Opcode.ATOMIC_FETCH_AND_ADD})
+        {
+            assertThatThrownBy(() -> DisniWorkRequests.validateUdSend(
+                new SendWorkRequest().opcode(opcode).addSge(0x1000, 8, 1).ud(handle, 5, 6), 0))
+                .isInstanceOf(VerbsException.class).hasMessageContaining(opcode + " on a UD queue pair");
+        }
+        assertThatThrownBy(() -> DisniWorkRequests.validateUdSend(new SendWorkRequest().addSge(0x1000, 8, 1), 0))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("without a destination");
+        assertThatThrownBy(() -> DisniWorkRequests.validateUdSend(new SendWorkRequest()
+            .flags(SendWorkRequest.INLINE).addSge(0x1000, 17, 0).ud(handle, 5, 6), 16))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("maxInlineData 16");
+        assertThatThrownBy(() -> DisniWorkRequests.validateUdSend(new SendWorkRequest()
+            .flags(1 << 6).addSge(0x1000, 8, 0).ud(handle, 5, 6), 0))
+            .isInstanceOf(VerbsException.class).hasMessageContaining("unknown send flags 0x40");
+    }
+
+    private static AddressHandle handle()
+    {
+        return new AddressHandle()
+        {
+            @Override
+            public UdAddress destination()
+            {
+                return new UdAddress("gid", 1, 2);
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        };
     }
 
     @Test
@@ -315,8 +392,8 @@ class DisniWorkRequestsTest
         assertThatThrownBy(() -> DisniWorkRequests.validateSend(
             new SendWorkRequest().addSge(0x1000, 8, 0).ud(handle, 5, 6), 0))
             .isInstanceOf(VerbsException.class)
-            .hasMessageContaining("UD queue pairs are not supported by DiSNI 2.1")
-            .hasMessageContaining("JNI extension");
+            .hasMessageContaining("UD destination (address handle / remote QPN) on an RC queue pair")
+            .hasMessageContaining("createUdQueuePair");
         assertThatThrownBy(() -> DisniWorkRequests.validateSend(new SendWorkRequest().addSge(0x1000, -1, 0), 0))
             .isInstanceOf(VerbsException.class).hasMessageContaining("negative length");
         assertThatThrownBy(() -> DisniWorkRequests.validateSend(new SendWorkRequest().flags(1 << 5), 0))

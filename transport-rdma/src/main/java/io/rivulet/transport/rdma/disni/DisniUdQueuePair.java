@@ -1,0 +1,233 @@
+package io.rivulet.transport.rdma.disni;
+
+import io.rivulet.transport.rdma.verbs.QpState;
+import io.rivulet.transport.rdma.verbs.QpType;
+import io.rivulet.transport.rdma.verbs.QueuePair;
+import io.rivulet.transport.rdma.verbs.QueuePairConfig;
+import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
+import io.rivulet.transport.rdma.verbs.SendWorkRequest;
+import io.rivulet.transport.rdma.verbs.UdAddress;
+import io.rivulet.transport.rdma.verbs.VerbsException;
+
+import java.io.IOException;
+
+/**
+ * A UD queue pair created by the JNI extension on DiSNI's protection domain and completion queues
+ * (DiSNI 2.1 cannot create one: its {@code rdma_create_id} is hard-wired to the TCP port space).
+ * Created straight into RTS (INIT with port and qkey, RTR, RTS); its completions are polled through
+ * DiSNI's {@code SVCPollCq} like an RC queue pair's, with {@code src_qp} naming the sender.
+ *
+ * <p>Receives get the 40-byte GRH first (present only when the sender's address handle set one, as on
+ * RoCE): post buffers of MTU + 40 bytes. Sends and receives post with one JNI call each and no Java
+ * allocation. Multicast: {@link DisniMulticast}.
+ *
+ * <p>Not thread-safe.
+ */
+final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
+{
+    private final DisniVerbsContext context;
+    private final long qp;
+    private final int qpNumber;
+    private final UdAddress udAddress;
+    private final int maxSendWr;
+    private final int maxReceiveWr;
+    private final int maxInlineData;
+    private final DisniCompletionQueue sendCq;
+    private final DisniCompletionQueue receiveCq;
+    private final NativeWorkRequest descriptor = new NativeWorkRequest();
+    private QpState state = QpState.RTS;
+    private boolean closed;
+
+    private DisniUdQueuePair(
+        final DisniVerbsContext context,
+        final long qp,
+        final int qpNumber,
+        final UdAddress udAddress,
+        final QueuePairConfig config,
+        final DisniCompletionQueue sendCq,
+        final DisniCompletionQueue receiveCq)
+    {
+        this.context = context;
+        this.qp = qp;
+        this.qpNumber = qpNumber;
+        this.udAddress = udAddress;
+        this.maxSendWr = config.maxSendWr();
+        this.maxReceiveWr = config.maxReceiveWr();
+        this.maxInlineData = Math.max(0, config.maxInlineData());
+        this.sendCq = sendCq;
+        this.receiveCq = receiveCq;
+        sendCq.attach(this, maxSendWr);
+        receiveCq.attach(this, maxReceiveWr);
+    }
+
+    /**
+     * Creates the queue pair and moves it to RTS; destroys it again if any step fails.
+     *
+     * @param pdHandle the DiSNI protection domain's {@code ibv_pd} pointer.
+     * @param port     the device port ({@link DisniUdPort}).
+     * @throws VerbsException naming the verb that failed and its errno text.
+     */
+    static DisniUdQueuePair create(
+        final DisniVerbsContext context,
+        final QueuePairConfig config,
+        final long pdHandle,
+        final DisniCompletionQueue sendCq,
+        final DisniCompletionQueue receiveCq,
+        final DisniUdPort port) throws IOException
+    {
+        final long qp = NativeVerbs.check("ibv_create_qp (UD, " + config.maxSendWr() + " send / " +
+            config.maxReceiveWr() + " receive requests, inline " + config.maxInlineData() + ")",
+            NativeVerbs.createUdQp(
+                pdHandle,
+                NativeVerbs.handleOf(sendCq.ibvCq(), "send completion queue"),
+                NativeVerbs.handleOf(receiveCq.ibvCq(), "receive completion queue"),
+                config.maxSendWr(),
+                config.maxReceiveWr(),
+                Math.max(0, config.maxInlineData())));
+        try
+        {
+            checkStep("ibv_modify_qp to INIT (port " + port.number() + ", qkey 0x" + Integer.toHexString(config.qkey()) +
+                ")", NativeVerbs.modifyUdQpToInit(qp, port.number(), config.qkey(), 0));
+            checkStep("ibv_modify_qp to RTR", NativeVerbs.modifyUdQpToRtr(qp));
+            checkStep("ibv_modify_qp to RTS", NativeVerbs.modifyUdQpToRts(qp, 0));
+            final int qpNumber = (int)NativeVerbs.check("reading qp_num", NativeVerbs.qpNumber(qp));
+            final UdAddress address = new UdAddress(port.gid().format(), qpNumber, config.qkey());
+            return new DisniUdQueuePair(context, qp, qpNumber, address, config, sendCq, receiveCq);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            NativeVerbs.destroyQp(qp);
+            throw ex;
+        }
+    }
+
+    @Override
+    public QpType type()
+    {
+        return QpType.UD;
+    }
+
+    @Override
+    public QpState state()
+    {
+        return state;
+    }
+
+    @Override
+    public int qpNumber()
+    {
+        return qpNumber;
+    }
+
+    @Override
+    public void postSend(final SendWorkRequest request) throws IOException
+    {
+        if (closed)
+        {
+            throw new VerbsException("UD queue pair " + qpNumber + " is closed");
+        }
+        DisniWorkRequests.validateUdSend(request, maxInlineData);
+        final long ah = context.addressHandleOf(request.addressHandle());
+        descriptor.fill(
+            request,
+            DisniWorkRequests.ibvOpcode(request.opcode()),
+            DisniWorkRequests.ibvSendFlags(request.flags()),
+            ah);
+        final int rc = NativeVerbs.postSend(qp, descriptor.address());
+        if (rc != 0)
+        {
+            throw postFailure("ibv_post_send", rc, "send queue full (maxSendWr " + maxSendWr + "): poll the send " +
+                "completion queue, and signal at least every maxSendWr-th send");
+        }
+    }
+
+    @Override
+    public void postReceive(final ReceiveWorkRequest request) throws IOException
+    {
+        if (closed)
+        {
+            throw new VerbsException("UD queue pair " + qpNumber + " is closed");
+        }
+        if (request.sge().length() < 0)
+        {
+            throw new VerbsException("receive buffer length is negative: " + request.sge().length());
+        }
+        final int rc = NativeVerbs.postReceive(
+            qp, request.wrId(), request.sge().address(), request.sge().length(), request.sge().lkey());
+        if (rc != 0)
+        {
+            throw postFailure("ibv_post_recv", rc, "receive queue full (maxReceiveWr " + maxReceiveWr + ")");
+        }
+    }
+
+    @Override
+    public UdAddress udAddress()
+    {
+        return udAddress;
+    }
+
+    @Override
+    public void onError()
+    {
+        if (!closed)
+        {
+            state = QpState.ERROR;
+        }
+    }
+
+    /** @return the {@code ibv_qp} pointer, for multicast attachment. */
+    long handle() throws VerbsException
+    {
+        if (closed)
+        {
+            throw new VerbsException("UD queue pair " + qpNumber + " is closed");
+        }
+        return qp;
+    }
+
+    DisniVerbsContext context()
+    {
+        return context;
+    }
+
+    /** Destroys the queue pair and leaves its CQs. Idempotent. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        state = QpState.RESET;
+        final int rc = NativeVerbs.destroyQp(qp);
+        if (rc != 0)
+        {
+            DisniVerbsContext.warn("ibv_destroy_qp", NativeVerbs.failure("ibv_destroy_qp", rc));
+        }
+        sendCq.detach(this, maxSendWr);
+        receiveCq.detach(this, maxReceiveWr);
+        context.forget(this);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "DisniUdQueuePair{qp=" + qpNumber + ", state=" + state + ", " + udAddress + "}";
+    }
+
+    private static void checkStep(final String call, final int rc) throws VerbsException
+    {
+        NativeVerbs.check(call, rc);
+    }
+
+    private VerbsException postFailure(final String call, final int rc, final String whenFull)
+    {
+        if (-rc == NativeVerbs.ENOMEM)
+        {
+            return new VerbsException(call + " on UD queue pair " + qpNumber + ": " + whenFull);
+        }
+        return new VerbsException(call + " on UD queue pair " + qpNumber + " (" + state + ") failed: " +
+            NativeVerbs.errorText(rc));
+    }
+}

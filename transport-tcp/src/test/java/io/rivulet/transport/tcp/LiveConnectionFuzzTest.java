@@ -87,6 +87,7 @@ class LiveConnectionFuzzTest
 
     private static void launchOnce()
     {
+        LoopbackOnly.allow();
         if (serverNode != null)
         {
             return;

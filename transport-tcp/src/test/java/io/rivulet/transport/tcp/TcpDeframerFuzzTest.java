@@ -49,6 +49,7 @@ class TcpDeframerFuzzTest
     @FuzzTest(maxDuration = "2m")
     void deframe(final byte[] input) throws IOException
     {
+        LoopbackOnly.allow();
         if (driver == null)
         {
             driver = new TcpTransport().open(SETTINGS);

@@ -39,8 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(180)
 class PeerKillTest
 {
-    private static final long KEEPALIVE_INTERVAL_MS = 200;
-    private static final long KEEPALIVE_TIMEOUT_MS = 1_000;
+    private static final long KEEPALIVE_INTERVAL_MS = 500;
+    private static final long KEEPALIVE_TIMEOUT_MS = 2_000;
     /** Scheduling slack on a loaded 2-core machine; the point is that detection does not wait for anything else. */
     private static final long SLACK_MS = 5_000;
     private static final Duration TIMEOUT = Duration.ofSeconds(30);

@@ -27,6 +27,7 @@ import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.YieldingIdleStrategy;
 import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 import java.io.IOException;
 import java.util.concurrent.ThreadFactory;
@@ -167,6 +168,20 @@ public final class Rivulet implements AutoCloseable
     public Mono<Connection> connect(final String address, final Responder responder)
     {
         return conductor.connect(address, responder);
+    }
+
+    /**
+     * Connects, and reconnects after the connection is lost: see {@link Reconnector}.
+     *
+     * @param address   {@code host:port}.
+     * @param responder handlers for requests the server makes over the connection.
+     * @param retry     the back-off between failed connection attempts, e.g.
+     *                  {@code Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(5))}.
+     * @return the live connection for every subscriber while it is open; a new one after it closes.
+     */
+    public Mono<Connection> connect(final String address, final Responder responder, final Retry retry)
+    {
+        return new Reconnector(() -> connect(address, responder), retry).connection();
     }
 
     /**

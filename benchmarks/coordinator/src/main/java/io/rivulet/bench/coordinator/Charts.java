@@ -19,7 +19,8 @@ import java.util.List;
 
 /**
  * The PNG plots, drawn with XChart: latency by percentile for each payload size (the HdrHistogram
- * "percentile distribution" view), p50/p99 bars, and throughput bars.
+ * "percentile distribution" view) of ping-pong, request-response and fan-out, p50/p99 bars, and throughput
+ * bars (one-way, request-response, fan-out).
  */
 final class Charts
 {
@@ -61,6 +62,20 @@ final class Charts
             "Request-response throughput, 64 in flight (requests/s, log scale)"))
         {
             files.add("reqresp-throughput.png");
+        }
+        if (throughputBars(out.resolve("fanout-throughput.png"), runs, sizes, "fanout",
+            "Fan-out 1→8: messages/s delivered to all 8 subscribers (log scale)"))
+        {
+            files.add("fanout-throughput.png");
+        }
+        for (final int size : sizes)
+        {
+            final String name = "fanout-latency-" + size + "B.png";
+            if (percentileChart(out.resolve(name), runs, "fanout", size,
+                "Fan-out 1→8 latency by percentile (paced run), publication to delivery, " + size + "-byte payload"))
+            {
+                files.add(name);
+            }
         }
         for (final int size : sizes)
         {
@@ -188,7 +203,7 @@ final class Charts
         throws IOException
     {
         final CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-            .xAxisTitle("payload").yAxisTitle(workload.equals("oneway") ? "messages/s" : "requests/s").build();
+            .xAxisTitle("payload").yAxisTitle(workload.equals("reqresp") ? "requests/s" : "messages/s").build();
         style(chart.getStyler());
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setYAxisDecimalPattern("#,##0.##");

@@ -1,7 +1,6 @@
 package io.rivulet.bench.coordinator;
 
 import io.rivulet.bench.harness.Args;
-import io.rivulet.bench.harness.Histograms;
 import io.rivulet.bench.harness.Line;
 
 import java.io.BufferedReader;
@@ -382,13 +381,7 @@ public final class Coordinator
                             line.number("done"), line.number("total"));
                         break;
                     case Line.RESULT:
-                        final SystemRun.Result result = new SystemRun.Result(run, line.get("workload"), line.get("api"),
-                            Integer.parseInt(line.get("size")), line.number("warmup"), line.number("count"),
-                            line.number("elapsedNs"), line.get("hist") == null ? null : Histograms.decode(line.get("hist")),
-                            Integer.parseInt(line.get("window", "1")), Integer.parseInt(line.get("subscribers", "1")),
-                            line.get("settings", ""),
-                            line.get("loadHist") == null ? null : Histograms.decode(line.get("loadHist")),
-                            Long.parseLong(line.get("rate", "0")), Long.parseLong(line.get("pacedCount", "0")));
+                        final SystemRun.Result result = SystemRun.Result.parse(run, line);
                         run.results.add(result);
                         display.stepDone(result.workload() + " " + result.size() + " B " + result.api());
                         break;

@@ -1,5 +1,6 @@
 package io.rivulet.bench.coordinator;
 
+import io.rivulet.bench.harness.Histograms;
 import io.rivulet.bench.harness.Line;
 import org.HdrHistogram.Histogram;
 
@@ -44,6 +45,21 @@ final class SystemRun
         long rate,
         long pacedCount)
     {
+        /** @return the result a RESULT line of a client reports. */
+        static Result parse(final SystemRun run, final Line line)
+        {
+            return new Result(run, line.get("workload"), line.get("api"), Integer.parseInt(line.get("size")),
+                line.number("warmup"), line.number("count"), line.number("elapsedNs"), histogram(line, "hist"),
+                Integer.parseInt(line.get("window", "1")), Integer.parseInt(line.get("subscribers", "1")),
+                line.get("settings", ""), histogram(line, "loadHist"), Long.parseLong(line.get("rate", "0")),
+                Long.parseLong(line.get("pacedCount", "0")));
+        }
+
+        private static Histogram histogram(final Line line, final String key)
+        {
+            return line.get(key) == null ? null : Histograms.decode(line.get(key));
+        }
+
         /** @return operations per second; for a fan-out, messages per second delivered to every subscriber. */
         double perSecond()
         {

@@ -297,7 +297,7 @@ public final class RivuletClient implements BenchClient
     {
         return "publisher thread beside the server node (" + (inProcess ? "this process" : "the server process") +
             "): Publication.offer, BLOCK policy, default 256 KiB log, yields when back-pressured; subscribers: " +
-            "8 connections of this process's node, each with Connection.subscribe (a Flux of TopicMessage), " +
+            fanOutConnections.size() + " connections of this process's node, each with Connection.subscribe (a Flux of TopicMessage), " +
             "signals on that node's engine " + (invoker ? "duty cycle, which the measuring thread runs (client node " +
                 "INVOKER; server node " + Nodes.describeServer(args) + ")" : "thread; " + Nodes.describe(args));
     }

@@ -87,6 +87,24 @@ class FanOutReportTest
         assertThat(csv).contains("aeron-ipc,\"Aeron IPC\"").contains(",fanout,").contains(",8,\"publisher in the server process\"");
     }
 
+    @Test
+    void shouldDrawFanOutThroughputAndLatencyCharts() throws Exception
+    {
+        // Kept in target/ so the plots can be looked at.
+        final Path out = Files.createDirectories(Path.of("target", "test-charts"));
+        final SystemRun rivulet = run("rivulet-tcp-busy", "0.1.0-SNAPSHOT");
+        rivulet.results.add(SystemRun.Result.parse(rivulet, Line.parse(fanOutLine(50_000, 1_000_000_000L, 10_000)
+            .toString())));
+        final SystemRun aeron = run("aeron-ipc", "1.46.7");
+        aeron.results.add(SystemRun.Result.parse(aeron, Line.parse(fanOutLine(100_000, 1_000_000_000L, 10_000)
+            .toString())));
+
+        final List<String> files = Charts.write(out, List.of(rivulet, aeron), List.of(32, 256), List.of());
+
+        assertThat(files).containsExactly("fanout-throughput.png", "fanout-latency-32B.png");
+        assertThat(Files.size(out.resolve("fanout-throughput.png"))).isGreaterThan(0);
+    }
+
     private static Line fanOutLine(final long count, final long elapsedNs, final long rate)
     {
         final Histogram paced = Histograms.newHistogram();

@@ -24,6 +24,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
@@ -245,16 +246,17 @@ public final class RivuletClient implements BenchClient
      */
     private void sendOnChannel(final long count, final Progress progress) throws Exception
     {
-        final long[] generated = new long[1];
+        // Written on the engine thread, which requests the items; read by this one to see progress.
+        final AtomicLong generated = new AtomicLong();
         final ReplySlot<Void> done = new ReplySlot<>(wait);
         connection.requestChannel(Flux.range(0, Math.toIntExact(count)).map(i ->
             {
-                progress.update(++generated[0]);
+                progress.update(generated.incrementAndGet());
                 return data;
             }))
             .then()
             .subscribe(done);
-        awaitMakingProgress(done, () -> generated[0]);
+        awaitMakingProgress(done, generated::get);
         done.await();
     }
 

@@ -39,6 +39,7 @@ public final class AeronClientMain implements BenchClient
     private Subscription subscription;
     private Pong pong;
     private Thread pongThread;
+    private AeronFanOut fanOut;
 
     private int size;
     private UnsafeBuffer echo;
@@ -271,8 +272,40 @@ public final class AeronClientMain implements BenchClient
     }
 
     @Override
+    public String fanOutApi()
+    {
+        return "ExclusivePublication.offer → Subscription.poll";
+    }
+
+    @Override
+    public String fanOutSettings()
+    {
+        return (ipc ? "one aeron:ipc publication, N subscriptions to it" : "multi-destination-cast publication " +
+            "(manual control mode) to N unicast UDP endpoints on 127.0.0.1, one subscription each, through the " +
+            "server process's media driver") + "; publisher (the measuring thread) and one thread polling the N " +
+            "subscriptions, in this process, both " + idleName + " idle; " + args.string("driver-idle", "backoff") +
+            " driver idle";
+    }
+
+    @Override
+    public void fanOut(
+        final int subscribers, final long count, final long ratePerSecond, final Histogram latencyNs,
+        final Progress progress) throws Exception
+    {
+        if (fanOut == null)
+        {
+            fanOut = new AeronFanOut(node.aeron, ipc, subscribers, idleName);
+        }
+        fanOut.run(size, count, ratePerSecond, latencyNs, progress);
+    }
+
+    @Override
     public void close() throws Exception
     {
+        if (fanOut != null)
+        {
+            fanOut.close();
+        }
         if (pong != null)
         {
             pong.stop();

@@ -19,7 +19,8 @@ import java.util.List;
 
 /**
  * The PNG plots, drawn with XChart: latency by percentile for each payload size (the HdrHistogram
- * "percentile distribution" view), p50/p99 bars, and throughput bars.
+ * "percentile distribution" view) of ping-pong, request-response and fan-out, p50/p99 bars, and throughput
+ * bars (one-way, request-response, fan-out).
  */
 final class Charts
 {
@@ -61,6 +62,20 @@ final class Charts
             "Request-response throughput, 64 in flight (requests/s, log scale)"))
         {
             files.add("reqresp-throughput.png");
+        }
+        if (throughputBars(out.resolve("fanout-throughput.png"), runs, sizes, "fanout",
+            "Fan-out 1→8: messages/s delivered to all 8 subscribers (log scale)"))
+        {
+            files.add("fanout-throughput.png");
+        }
+        for (final int size : sizes)
+        {
+            final String name = "fanout-latency-" + size + "B.png";
+            if (percentileChart(out.resolve(name), runs, "fanout", size,
+                "Fan-out 1→8 latency by percentile (paced run), publication to delivery, " + size + "-byte payload"))
+            {
+                files.add(name);
+            }
         }
         for (final int size : sizes)
         {
@@ -188,48 +203,58 @@ final class Charts
         throws IOException
     {
         final CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-            .xAxisTitle("payload").yAxisTitle(workload.equals("oneway") ? "messages/s" : "requests/s").build();
+            .xAxisTitle("payload").yAxisTitle(workload.equals("reqresp") ? "requests/s" : "messages/s").build();
         style(chart.getStyler());
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setYAxisDecimalPattern("#,##0.##");
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         final List<String> categories = new ArrayList<>();
         sizes.forEach(size -> categories.add(size + " B"));
-        int series = 0;
-        final double[] min = {Double.MAX_VALUE};
+        final List<String> labels = new ArrayList<>();
+        final List<List<Double>> seriesValues = new ArrayList<>();
+        double min = Double.MAX_VALUE;
         for (final SystemRun run : runs)
         {
-            final List<String> labels = new ArrayList<>();
+            final List<String> apis = new ArrayList<>();
             for (final SystemRun.Result result : run.results)
             {
-                if (result.workload().equals(workload) && !labels.contains(result.api()))
+                if (result.workload().equals(workload) && !apis.contains(result.api()))
                 {
-                    labels.add(result.api());
+                    apis.add(result.api());
                 }
             }
-            for (final String api : labels)
+            for (final String api : apis)
             {
                 final List<Double> values = new ArrayList<>();
                 String label = run.spec.label();
                 for (final int size : sizes)
                 {
                     final SystemRun.Result result = run.find(workload, api, size);
-                    values.add(result == null ? 1.0 : Math.max(1.0, result.perSecond()));
+                    values.add(result == null ? null : Math.max(1.0, result.perSecond()));
                     if (result != null)
                     {
                         label = result.label();
+                        min = Math.min(min, Math.max(1.0, result.perSecond()));
                     }
                 }
-                chart.addSeries(label, categories, values);
-                values.forEach(value -> min[0] = Math.min(min[0], value));
-                series++;
+                labels.add(label);
+                seriesValues.add(values);
             }
         }
-        if (series == 0)
+        if (labels.isEmpty())
         {
             return false;
         }
-        chart.getStyler().setYAxisMin(decadeBelow(min[0]));
+        final double axisMin = decadeBelow(min);
+        for (int i = 0; i < labels.size(); i++)
+        {
+            final List<Double> values = new ArrayList<>();
+            // A missing result (failed, or not run) stands at the axis minimum: no bar.
+            seriesValues.get(i).forEach(value -> values.add(value == null ? axisMin : value));
+            // Up to 20 series (Rivulet's three one-way APIs on five rows): a colour for each.
+            chart.addSeries(labels.get(i), categories, values).setFillColor(WIDE_PALETTE[i % WIDE_PALETTE.length]);
+        }
+        chart.getStyler().setYAxisMin(axisMin);
         BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
         return true;
     }
@@ -245,6 +270,16 @@ final class Charts
         new java.awt.Color(0xd62728), new java.awt.Color(0x9467bd), new java.awt.Color(0x8c564b),
         new java.awt.Color(0xe377c2), new java.awt.Color(0x7f7f7f), new java.awt.Color(0xbcbd22),
         new java.awt.Color(0x17becf)};
+
+    /** Twenty distinguishable colours for charts with many series: ten strong ones, then their light shades. */
+    private static final java.awt.Color[] WIDE_PALETTE = {
+        new java.awt.Color(0x1f77b4), new java.awt.Color(0xff7f0e), new java.awt.Color(0x2ca02c),
+        new java.awt.Color(0xd62728), new java.awt.Color(0x9467bd), new java.awt.Color(0x8c564b),
+        new java.awt.Color(0xe377c2), new java.awt.Color(0x7f7f7f), new java.awt.Color(0xbcbd22),
+        new java.awt.Color(0x17becf), new java.awt.Color(0xaec7e8), new java.awt.Color(0xffbb78),
+        new java.awt.Color(0x98df8a), new java.awt.Color(0xff9896), new java.awt.Color(0xc5b0d5),
+        new java.awt.Color(0xc49c94), new java.awt.Color(0xf7b6d2), new java.awt.Color(0xc7c7c7),
+        new java.awt.Color(0xdbdb8d), new java.awt.Color(0x9edae5)};
 
     private static java.awt.Color lighter(final java.awt.Color color)
     {

@@ -1,7 +1,6 @@
 package io.rivulet.bench.coordinator;
 
 import io.rivulet.bench.harness.Args;
-import io.rivulet.bench.harness.Histograms;
 import io.rivulet.bench.harness.Line;
 
 import java.io.BufferedReader;
@@ -31,8 +30,8 @@ import java.util.stream.Stream;
 public final class Coordinator
 {
     static final String USAGE = String.join("\n",
-        "usage: rivulet-bench [--short | --full] [--systems ID,...] [--sizes 32,256,4096] [--no-jmh] [--out DIR]",
-        "                     [--publish]",
+        "usage: rivulet-bench [--short | --full] [--systems ID,...] [--sizes 32,256,4096] [--workloads LIST]",
+        "                     [--no-jmh] [--out DIR] [--publish]",
         "",
         "Measures Rivulet and its peers on this machine, in one run, and writes results/<timestamp>/ (results.md,",
         "results.csv, PNG plots, logs/) and results/latest.",
@@ -42,6 +41,8 @@ public final class Coordinator
         "  --systems IDS    only these systems: floor-busy, floor-blocking, rivulet-tcp-busy, rivulet-tcp-invoker,",
         "                   rivulet-tcp-backoff, rivulet-rdma-inprocess, rivulet-rdma, rsocket, aeron-ipc, aeron-udp",
         "  --sizes LIST     payload sizes in bytes (default 32,256,4096; at least 16)",
+        "  --workloads LIST only these workloads (default pingpong,oneway,reqresp,fanout; fanout runs for the",
+        "                   systems that have one: Rivulet's and Aeron's)",
         "  --no-jmh         skip the JMH microbenchmarks",
         "  --out DIR        where results/ goes (default: the repository's results/)",
         "  --publish        also copy the report and plots to benchmarks/published/ (committed; README links it)",
@@ -70,6 +71,16 @@ public final class Coordinator
             sizes.add(Integer.parseInt(size));
         }
         final List<String> only = args.list("systems", "");
+        final List<String> workloads = args.list("workloads", String.join(",", SystemSpec.ALL_WORKLOADS));
+        for (final String workload : workloads)
+        {
+            if (!SystemSpec.ALL_WORKLOADS.contains(workload))
+            {
+                System.err.println("rivulet-bench: unknown workload '" + workload + "'; known: " +
+                    SystemSpec.ALL_WORKLOADS);
+                System.exit(2);
+            }
+        }
         final boolean jmh = !args.has("no-jmh");
         final String command = args.string("command", "./rivulet-bench");
         final String rdmaBuild = args.string("rdma-build", "ok");
@@ -85,7 +96,7 @@ public final class Coordinator
         final List<SystemSpec> plan = new ArrayList<>();
         for (final SystemSpec spec : Plan.systems(jvm.rivuletFlagsFile().toString()))
         {
-            if (only.isEmpty() || only.contains(spec.id()))
+            if ((only.isEmpty() || only.contains(spec.id())) && !spec.workloads(workloads).isEmpty())
             {
                 plan.add(spec);
             }
@@ -110,7 +121,7 @@ public final class Coordinator
         int steps = jmh ? 1 : 0;
         for (final SystemSpec spec : plan)
         {
-            steps += sizes.size() * (2 + spec.oneWayApis());
+            steps += sizes.size() * spec.stepsPerSize(workloads);
         }
         final ProgressDisplay display = new ProgressDisplay(steps);
         final List<SystemRun> runs = new ArrayList<>();
@@ -122,14 +133,14 @@ public final class Coordinator
             final long systemStartNs = System.nanoTime();
             try
             {
-                runSystem(run, jvm, counts, sizes, out, display, rdmaBuild);
+                runSystem(run, jvm, counts, sizes, workloads, out, display, rdmaBuild);
             }
             catch (final Exception ex)
             {
                 run.errors.add("could not run: " + ex.getMessage());
             }
             run.wallNs = System.nanoTime() - systemStartNs;
-            final int expected = sizes.size() * (2 + spec.oneWayApis());
+            final int expected = sizes.size() * spec.stepsPerSize(workloads);
             display.stepsSkipped(Math.max(0, expected - run.results.size() - run.errors.size()));
             runs.add(run);
             display.line(summary(run));
@@ -153,7 +164,8 @@ public final class Coordinator
         }
 
         final long wallNs = System.nanoTime() - startNs;
-        final Report report = new Report(machine, counts, sizes, command, started, wallNs, runs, scores, jmhError);
+        final Report report = new Report(machine, counts, sizes, command, started, wallNs, runs, scores, jmhError,
+            workloads);
         // The tables first, so that nothing measured is lost if plotting fails or hangs.
         report.write(out, List.of(), "not drawn yet");
         final List<String> plots = new ArrayList<>();
@@ -238,6 +250,7 @@ public final class Coordinator
         final Jvm jvm,
         final Counts counts,
         final List<Integer> sizes,
+        final List<String> workloads,
         final Path out,
         final ProgressDisplay display,
         final String rdmaBuild) throws Exception
@@ -291,6 +304,8 @@ public final class Coordinator
                 });
             }
             clientArgs.addAll(counts.clientArgs());
+            clientArgs.add("--workloads");
+            clientArgs.add(String.join(",", spec.workloads(workloads)));
             clientArgs.add("--sizes");
             clientArgs.add(join(sizes));
             runClient(run, jvm, classPath, clientArgs, counts, out, display);
@@ -346,7 +361,7 @@ public final class Coordinator
                 final Line line = Line.parse(text);
                 if (line == null || !Line.PROGRESS.equals(line.type()))
                 {
-                    logWriter.write(line != null && Line.RESULT.equals(line.type()) ? text.replaceAll("\thist=\\S+", "") :
+                    logWriter.write(line != null && Line.RESULT.equals(line.type()) ? text.replaceAll("\t(load)?[hH]ist=\\S+", "") :
                         text);
                     logWriter.newLine();
                     logWriter.flush();
@@ -366,10 +381,7 @@ public final class Coordinator
                             line.number("done"), line.number("total"));
                         break;
                     case Line.RESULT:
-                        final SystemRun.Result result = new SystemRun.Result(run, line.get("workload"), line.get("api"),
-                            Integer.parseInt(line.get("size")), line.number("warmup"), line.number("count"),
-                            line.number("elapsedNs"), line.get("hist") == null ? null : Histograms.decode(line.get("hist")),
-                            Integer.parseInt(line.get("window", "1")));
+                        final SystemRun.Result result = SystemRun.Result.parse(run, line);
                         run.results.add(result);
                         display.stepDone(result.workload() + " " + result.size() + " B " + result.api());
                         break;

@@ -22,6 +22,12 @@ import java.util.List;
  *       driver's thread and the ping and pong threads all have work on every message, three on two cores,
  *       so all three yield.</li>
  * </ul>
+ *
+ * <p>Fan-out 1→8 (Rivulet and Aeron; the floors and RSocket have none, and their rows say why): Rivulet's
+ * publisher is a thread of the server process offering to a topic; its eight subscribers are eight connections
+ * of the client process's node, all on that node's engine. Aeron's publisher and its eight subscriptions
+ * (polled by one thread) are in the client process, over IPC or UDP multi-destination-cast through the one
+ * media driver. Each system keeps its row's idle strategies.
  */
 final class Plan
 {
@@ -29,13 +35,12 @@ final class Plan
     static final List<String> COMMON_JVM_FLAGS = List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC",
         "-Djava.net.preferIPv4Stack=true");
 
-    /**
-     * Fan-out 1→8 (one publisher, eight subscribers, throughput and latency) is the issue's fourth workload.
-     * Rivulet has no topics yet, so nothing is measured and no row is written; the report says so. Hook: when
-     * topics exist, implement {@code BenchClient.fanOut} for Rivulet and Aeron (and a multicast-free
-     * equivalent for the TCP peers), add "fanout" to the workloads below and set this to true.
-     */
-    static final boolean FANOUT_AVAILABLE = false;
+    /** Why the TCP floors have no fan-out row. */
+    static final String FLOOR_NO_FANOUT = "n/a: a floor is one socket between two threads; it has no fan-out layer " +
+        "to measure (writing the same bytes to 8 sockets would only measure the kernel)";
+    /** Why RSocket has no fan-out row. */
+    static final String RSOCKET_NO_FANOUT = "n/a: RSocket has no fan-out (no topics, no broadcast): every stream is " +
+        "one requester to one responder";
 
     private Plan()
     {
@@ -52,51 +57,51 @@ final class Plan
         systems.add(new SystemSpec("floor-busy", "TCP floor, busy-poll", "floors",
             "io.rivulet.bench.floors.FloorServer", "io.rivulet.bench.floors.FloorClient",
             List.of("--variant", "busy"), List.of("--variant", "busy"), List.of(),
-            "non-blocking SocketChannel, TCP_NODELAY, both sides busy-poll", false, false, 1));
+            "non-blocking SocketChannel, TCP_NODELAY, both sides busy-poll", false, false, 1, FLOOR_NO_FANOUT));
         systems.add(new SystemSpec("floor-blocking", "TCP floor, blocking", "floors",
             "io.rivulet.bench.floors.FloorServer", "io.rivulet.bench.floors.FloorClient",
             List.of("--variant", "blocking"), List.of("--variant", "blocking"), List.of(),
-            "java.net.Socket, TCP_NODELAY, both sides block in read", false, false, 1));
+            "java.net.Socket, TCP_NODELAY, both sides block in read", false, false, 1, FLOOR_NO_FANOUT));
         systems.add(new SystemSpec("rivulet-tcp-busy", "Rivulet TCP, busy-spin", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
-            rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks for replies", true, false, 2));
+            rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks for replies", true, false, 3, null));
         systems.add(new SystemSpec("rivulet-tcp-invoker", "Rivulet TCP, INVOKER client", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy"),
             List.of("--transport", "tcp", "--threading", "INVOKER"),
-            rivuletFlags, "client INVOKER (caller runs the engine's duty cycle), server SHARED busy-spin", true, false, 2));
+            rivuletFlags, "client INVOKER (caller runs the engine's duty cycle), server SHARED busy-spin", true, false, 3, null));
         systems.add(new SystemSpec("rivulet-tcp-backoff", "Rivulet TCP, back-off", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             rivuletFlags, "SHARED threading, back-off idle (the default; both nodes), caller parks for replies",
-            true, false, 2));
+            true, false, 3, null));
         systems.add(new SystemSpec("rivulet-rdma-inprocess", "Rivulet soft RDMA, in-process", "rivulet",
             null, "io.rivulet.bench.rivulet.RivuletClient",
             List.of(),
             List.of("--transport", "rdma", "--in-process", "true", "--threading", "SHARED", "--idle", "backoff",
                 "--wait", "park"),
-            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 2));
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, null));
         systems.add(new SystemSpec("rivulet-rdma", "Rivulet soft RDMA, 2 processes", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff"),
             List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
-            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 2));
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, null));
         systems.add(new SystemSpec("rsocket", "RSocket TCP", "rsocket",
             "io.rivulet.bench.rsocket.RSocketServerMain", "io.rivulet.bench.rsocket.RSocketClientMain",
             List.of(), List.of("--wait", "park"), List.of(),
-            "Netty event loops (block in epoll), ZERO_COPY decoder, caller parks for replies", false, false, 1));
+            "Netty event loops (block in epoll), ZERO_COPY decoder, caller parks for replies", false, false, 1, RSOCKET_NO_FANOUT));
         systems.add(new SystemSpec("aeron-ipc", "Aeron IPC", "aeron",
             null, "io.rivulet.bench.aeron.AeronClientMain",
             List.of(), List.of("--channel", "ipc", "--idle", "busy", "--driver-idle", "backoff"), aeronFlags,
-            "embedded driver (SHARED, back-off), ping and pong threads busy-spin", false, false, 1));
+            "embedded driver (SHARED, back-off), ping and pong threads busy-spin", false, false, 1, null));
         systems.add(new SystemSpec("aeron-udp", "Aeron UDP", "aeron",
             "io.rivulet.bench.aeron.AeronServerMain", "io.rivulet.bench.aeron.AeronClientMain",
             List.of("--idle", "yield", "--driver-idle", "yield"),
             List.of("--channel", "udp", "--idle", "yield", "--driver-idle", "yield"), aeronFlags,
-            "one media driver (SHARED, yielding), ping and pong threads poll and yield", false, false, 1));
+            "one media driver (SHARED, yielding), ping and pong threads poll and yield", false, false, 1, null));
         return systems;
     }
 }

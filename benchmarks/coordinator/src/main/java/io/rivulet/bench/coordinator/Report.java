@@ -23,6 +23,7 @@ final class Report
     private static final String PINGPONG = "pingpong";
     private static final String ONEWAY = "oneway";
     private static final String REQRESP = "reqresp";
+    private static final String FANOUT = "fanout";
 
     private final Machine machine;
     private final Counts counts;
@@ -33,6 +34,7 @@ final class Report
     private final List<SystemRun> runs;
     private final List<Jmh.Score> scores;
     private final String jmhError;
+    private final List<String> workloads;
 
     Report(
         final Machine machine,
@@ -43,7 +45,8 @@ final class Report
         final long wallNs,
         final List<SystemRun> runs,
         final List<Jmh.Score> scores,
-        final String jmhError)
+        final String jmhError,
+        final List<String> workloads)
     {
         this.machine = machine;
         this.counts = counts;
@@ -54,6 +57,7 @@ final class Report
         this.runs = runs;
         this.scores = scores;
         this.jmhError = jmhError;
+        this.workloads = workloads;
     }
 
     void write(final Path out, final List<String> plots, final String plotError) throws IOException
@@ -107,7 +111,10 @@ final class Report
 
         md.append("\n## One-way throughput\n\n");
         md.append("Messages sent as fast as the API allows, respecting its back-pressure; timed until the receiver " +
-            "confirms it counted them all.\n\n");
+            "confirms it counted them all. Rivulet is measured on three APIs: `offer` (the zero-copy path into the " +
+            "outbound ring), `fireAndForget` (one `Mono` per message, bounded by a confirmation every 8,192) and " +
+            "`requestChannel` (the Flux API: every message in the inbound `Flux` of one request-channel, the server's " +
+            "demand carried back as credits).\n\n");
         md.append("| system | version | settings | API | size | warm-up + measured | messages/s | MiB/s |\n" +
             "|---|---|---|---|--:|--:|--:|--:|\n");
         for (final int size : sizes)
@@ -137,10 +144,47 @@ final class Report
         }
         skippedRows(md, 10);
 
-        md.append("\n## Fan-out 1→8\n\n");
-        md.append(Plan.FANOUT_AVAILABLE ? "" : "Not measured, no rows: Rivulet has no topics yet. The hook is " +
-            "`Plan.FANOUT_AVAILABLE` and `BenchClient.fanOut` in benchmarks/; it will measure one publisher to eight " +
-            "subscribers, throughput and latency, for Rivulet and Aeron.\n");
+        md.append("\n## Fan-out 1→").append(counts.subscribers()).append("\n\n");
+        md.append("One publisher, ").append(counts.subscribers()).append(" subscribers, each receiving every message " +
+            "(checked: in order, none missing). Two runs per size after the warm-up: **flat out**, the publisher " +
+            "offering as fast as its back-pressure allows, which gives the throughput — messages/s delivered to all ")
+            .append(counts.subscribers()).append(" (timed until the slowest subscriber has the last one; deliveries/s " +
+                "counts each subscriber's copy) — and a latency that is mostly queueing behind that back-pressure; " +
+                "then **paced** at ").append(number(counts.foRate())).append(" messages/s, or half the flat-out rate " +
+                "when that is lower (the row says which), for up to ").append(number(counts.foPaced()))
+            .append(" messages or ").append(counts.foPacedSeconds()).append(" s: the latency below saturation, without " +
+                "the queueing. Latency runs from the " +
+                "publication timestamp in each message's payload (System.nanoTime at the offer that took it; one clock " +
+                "for every process of the host) to its delivery to a subscriber; every delivery of every subscriber in " +
+                "one HdrHistogram, µs.\n\n");
+        md.append("| system | version | fan-out settings | API | size | warm-up + measured | messages/s (to all) | " +
+            "deliveries/s | flat-out p50 | flat-out p99 | paced at msg/s | paced p50 | paced p90 | paced p99 | paced p99.9 | " +
+            "paced max |\n|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (final int size : sizes)
+        {
+            for (final SystemRun.Result r : results(FANOUT, size))
+            {
+                final Histogram h = r.histogram();
+                final Histogram loaded = r.loadHistogram();
+                md.append(row(r.label(), r.run().version(), r.settings(), r.api(), size + " B",
+                    countText(r) + " + " + String.format(Locale.ROOT, "%,d paced", r.pacedCount()),
+                    number(r.perSecond()), number(r.deliveriesPerSecond()),
+                    loaded == null ? "—" : us(loaded.getValueAtPercentile(50)),
+                    loaded == null ? "—" : us(loaded.getValueAtPercentile(99)), number(r.rate()),
+                    us(h.getValueAtPercentile(50)),
+                    us(h.getValueAtPercentile(90)), us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)),
+                    us(h.getMaxValue())));
+            }
+        }
+        skippedRows(md, 16);
+        for (final SystemRun run : runs)
+        {
+            if (run.skipped == null && run.spec.noFanOut() != null)
+            {
+                md.append("| ").append(run.spec.label()).append(" | ").append(run.version()).append(" | ")
+                    .append(run.spec.noFanOut()).append(" |").append(" — |".repeat(13)).append('\n');
+            }
+        }
 
         md.append("\n## Rivulet against its peers\n\n");
         ratios(md, true);
@@ -221,6 +265,24 @@ final class Report
         md.append("\nRequest-response throughput (").append(counts.window())
             .append(" in flight): Rivulet's requests/s ÷ the peer's; **above 1× Rivulet is faster**.\n\n");
         ratioTable(md, shown, peers, REQRESP, false);
+        final List<SystemRun> fanOutPeers = new ArrayList<>();
+        for (final SystemRun peer : peers)
+        {
+            if (peer.spec.noFanOut() == null)
+            {
+                fanOutPeers.add(peer);
+            }
+        }
+        if (!fanOutPeers.isEmpty())
+        {
+            md.append("\nFan-out 1→").append(counts.subscribers()).append(" throughput: Rivulet's messages/s to all ÷ " +
+                "the peer's; **above 1× Rivulet is faster**.\n\n");
+            ratioTable(md, shown, fanOutPeers, FANOUT, false);
+            md.append("\nFan-out 1→").append(counts.subscribers()).append(" latency, paced (at the rates the fan-out " +
+                "table gives): Rivulet's p50 ÷ the peer's p50 (p99 ÷ p99 in brackets); **above 1× Rivulet is " +
+                "slower**.\n\n");
+            ratioTable(md, shown, fanOutPeers, FANOUT, true);
+        }
     }
 
     private void ratioTable(
@@ -291,7 +353,7 @@ final class Report
             for (final int size : sizes)
             {
                 final SystemRun.Result r = run.find(PINGPONG, null, size);
-                md.append(' ').append(r == null ? "failed" : us(r.histogram().getValueAtPercentile(50)) + " / " +
+                md.append(' ').append(r == null ? missing(PINGPONG) : us(r.histogram().getValueAtPercentile(50)) + " / " +
                     us(r.histogram().getValueAtPercentile(99))).append(" |");
             }
             md.append('\n');
@@ -311,7 +373,47 @@ final class Report
         md.append('\n');
         throughputRows(md, REQRESP);
 
-        md.append("\nFan-out 1→8: not measured, Rivulet has no topics yet.\n\n");
+        md.append("\n**Fan-out 1→").append(counts.subscribers()).append(": messages/s delivered to all ")
+            .append(counts.subscribers()).append(" flat out (latency p50 / p99 in µs, paced at ")
+            .append(number(counts.foRate())).append(" messages/s or half the flat-out rate if lower)**\n\n| system · API |");
+        sizes.forEach(size -> md.append(' ').append(size).append(" B |"));
+        md.append("\n|---|");
+        sizes.forEach(size -> md.append("--:|"));
+        md.append('\n');
+        for (final SystemRun run : runs)
+        {
+            if (run.skipped != null)
+            {
+                continue;
+            }
+            if (run.spec.noFanOut() != null)
+            {
+                md.append("| ").append(run.spec.label()).append(" |").append(" n/a |".repeat(sizes.size())).append('\n');
+                continue;
+            }
+            md.append("| ").append(run.spec.label()).append(" |");
+            for (final int size : sizes)
+            {
+                final SystemRun.Result r = run.find(FANOUT, null, size);
+                md.append(' ').append(r == null ? missing(FANOUT) : number(r.perSecond()) + " (" +
+                    us(r.histogram().getValueAtPercentile(50)) + " / " + us(r.histogram().getValueAtPercentile(99)) +
+                    (r.rate() < counts.foRate() ? " at " + number(r.rate()) + "/s" : "") + ")")
+                    .append(" |");
+            }
+            md.append('\n');
+        }
+        md.append("\nFan-out layouts: ");
+        final List<String> layouts = new ArrayList<>();
+        for (final SystemRun run : runs)
+        {
+            if (run.skipped == null && !run.results.isEmpty())
+            {
+                final SystemRun.Result r = run.find(FANOUT, null, sizes.get(0));
+                layouts.add(run.spec.label() + ": " + (run.spec.noFanOut() != null ? run.spec.noFanOut() :
+                    r == null ? missing(FANOUT) : r.settings()));
+            }
+        }
+        md.append(String.join("; ", layouts)).append(".\n\n");
         md.append("**Rivulet against each peer**\n\n");
         summaryRatios(md);
         return md.toString();
@@ -339,7 +441,7 @@ final class Report
                 for (final int size : sizes)
                 {
                     final SystemRun.Result r = bySize.get(size);
-                    md.append(' ').append(r == null ? "failed" : number(r.perSecond())).append(" |");
+                    md.append(' ').append(r == null ? missing(workload) : number(r.perSecond())).append(" |");
                 }
                 md.append('\n');
             });
@@ -375,7 +477,8 @@ final class Report
             .append("). Each cell gives ").append(sizesText()).append(" bytes. Latency ratio = Rivulet ÷ peer ")
             .append("(above 1× Rivulet is slower); throughput ratio = Rivulet ÷ peer (above 1× Rivulet is faster).\n\n");
         md.append("| peer | ping-pong p50 | ping-pong p99 | one-way (offer) | one-way (fireAndForget) | " +
-            "request-response |\n|---|--:|--:|--:|--:|--:|\n");
+            "one-way (requestChannel) | request-response | fan-out 1→" + counts.subscribers() + " |\n" +
+            "|---|--:|--:|--:|--:|--:|--:|--:|\n");
         for (final SystemRun peer : peers)
         {
             md.append("| ").append(peer.spec.label()).append(" | ")
@@ -383,7 +486,9 @@ final class Report
                 .append(ratios(rivulet, peer, PINGPONG, null, 99)).append(" | ")
                 .append(ratios(rivulet, peer, ONEWAY, "offer", 0)).append(" | ")
                 .append(ratios(rivulet, peer, ONEWAY, "fireAndForget", 0)).append(" | ")
-                .append(ratios(rivulet, peer, REQRESP, null, 0)).append(" |\n");
+                .append(ratios(rivulet, peer, ONEWAY, "requestChannel", 0)).append(" | ")
+                .append(ratios(rivulet, peer, REQRESP, null, 0)).append(" | ")
+                .append(peer.spec.noFanOut() != null ? "n/a" : ratios(rivulet, peer, FANOUT, null, 0)).append(" |\n");
         }
     }
 
@@ -442,7 +547,8 @@ final class Report
     private String csv()
     {
         final StringBuilder csv = new StringBuilder("system_id,system,version,transport,topology,settings,workload,api," +
-            "size,warmup,count,window,elapsed_ns,ops_per_s,mib_per_s,p50_us,p90_us,p99_us,p999_us,max_us,mean_us\n");
+            "size,warmup,count,window,elapsed_ns,ops_per_s,mib_per_s,p50_us,p90_us,p99_us,p999_us,max_us,mean_us," +
+            "subscribers,workload_settings\n");
         for (final SystemRun run : runs)
         {
             for (final SystemRun.Result r : run.results)
@@ -455,7 +561,8 @@ final class Report
                     String.format(Locale.ROOT, "%.3f", r.mibPerSecond()),
                     h == null ? "" : plain(h.getValueAtPercentile(50)), h == null ? "" : plain(h.getValueAtPercentile(90)),
                     h == null ? "" : plain(h.getValueAtPercentile(99)), h == null ? "" : plain(h.getValueAtPercentile(99.9)),
-                    h == null ? "" : plain(h.getMaxValue()), h == null ? "" : plain((long)h.getMean()))))
+                    h == null ? "" : plain(h.getMaxValue()), h == null ? "" : plain((long)h.getMean()),
+                    "" + r.subscribers(), quote(r.settings()))))
                     .append('\n');
             }
         }
@@ -536,6 +643,12 @@ final class Report
     private static String info(final SystemRun run, final String key)
     {
         return run == null || run.info == null ? "?" : run.info.get(key, "?");
+    }
+
+    /** @return what a table cell says for a result that is not there. */
+    private String missing(final String workload)
+    {
+        return workloads.contains(workload) ? "failed" : "not run";
     }
 
     private static String countText(final SystemRun.Result r)

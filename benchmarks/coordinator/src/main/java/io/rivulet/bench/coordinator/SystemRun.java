@@ -1,5 +1,6 @@
 package io.rivulet.bench.coordinator;
 
+import io.rivulet.bench.harness.Histograms;
 import io.rivulet.bench.harness.Line;
 import org.HdrHistogram.Histogram;
 
@@ -13,14 +14,20 @@ final class SystemRun
     /**
      * One measured row.
      *
-     * @param workload  pingpong, oneway or reqresp.
+     * @param workload  pingpong, oneway, reqresp or fanout.
      * @param api       the API measured.
      * @param size      payload bytes.
      * @param warmup    warm-up operations.
      * @param count     measured operations.
      * @param elapsedNs wall time of the measured operations.
-     * @param histogram latencies in ns (ping-pong, request-response), or null.
+     * @param histogram latencies in ns (ping-pong, request-response, fan-out: every delivery), or null.
      * @param window    requests in flight (request-response), else 1.
+     * @param subscribers subscribers each message reached (fan-out), else 1.
+     * @param settings  how the workload was laid out, when it differs from the system's settings (fan-out).
+     * @param loadHistogram fan-out: latencies of the flat-out run (which gives the throughput), else null;
+     *                  {@code histogram} then holds those of the paced run.
+     * @param rate      fan-out: messages/s of the paced run, else 0.
+     * @param pacedCount fan-out: messages of the paced run, else 0.
      */
     record Result(
         SystemRun run,
@@ -31,11 +38,38 @@ final class SystemRun
         long count,
         long elapsedNs,
         Histogram histogram,
-        int window)
+        int window,
+        int subscribers,
+        String settings,
+        Histogram loadHistogram,
+        long rate,
+        long pacedCount)
     {
+        /** @return the result a RESULT line of a client reports. */
+        static Result parse(final SystemRun run, final Line line)
+        {
+            return new Result(run, line.get("workload"), line.get("api"), Integer.parseInt(line.get("size")),
+                line.number("warmup"), line.number("count"), line.number("elapsedNs"), histogram(line, "hist"),
+                Integer.parseInt(line.get("window", "1")), Integer.parseInt(line.get("subscribers", "1")),
+                line.get("settings", ""), histogram(line, "loadHist"), Long.parseLong(line.get("rate", "0")),
+                Long.parseLong(line.get("pacedCount", "0")));
+        }
+
+        private static Histogram histogram(final Line line, final String key)
+        {
+            return line.get(key) == null ? null : Histograms.decode(line.get(key));
+        }
+
+        /** @return operations per second; for a fan-out, messages per second delivered to every subscriber. */
         double perSecond()
         {
             return elapsedNs > 0 ? count * 1e9 / elapsedNs : 0;
+        }
+
+        /** @return messages handed to subscribers per second (fan-out: {@link #perSecond()} × subscribers). */
+        double deliveriesPerSecond()
+        {
+            return perSecond() * subscribers;
         }
 
         double mibPerSecond()

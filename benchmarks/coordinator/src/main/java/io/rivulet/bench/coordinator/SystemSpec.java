@@ -16,7 +16,8 @@ import java.util.List;
  * @param settings      the settings that matter for its numbers, stated in every row.
  * @param rivulet       a Rivulet row (ratios are Rivulet against each peer).
  * @param needsRdma     needs the RDMA transport; skipped when it is not built.
- * @param oneWayApis    how many one-way rows each size gives (Rivulet measures two send APIs).
+ * @param oneWayApis    how many one-way rows each size gives (Rivulet measures three send APIs).
+ * @param noFanOut      null when the fan-out 1→8 is measured; else why the system has no fan-out row.
  */
 record SystemSpec(
     String id,
@@ -30,6 +31,34 @@ record SystemSpec(
     String settings,
     boolean rivulet,
     boolean needsRdma,
-    int oneWayApis)
+    int oneWayApis,
+    String noFanOut)
 {
+    /** Every workload, in the order a client runs them for each size. */
+    static final List<String> ALL_WORKLOADS = List.of("pingpong", "oneway", "reqresp", "fanout");
+
+    /** @return the workloads of {@code selected} its client runs for each size (fan-out only when it has one). */
+    List<String> workloads(final List<String> selected)
+    {
+        final List<String> workloads = new java.util.ArrayList<>();
+        for (final String workload : ALL_WORKLOADS)
+        {
+            if (selected.contains(workload) && (noFanOut == null || !"fanout".equals(workload)))
+            {
+                workloads.add(workload);
+            }
+        }
+        return workloads;
+    }
+
+    /** @return the results (or errors) each payload size gives. */
+    int stepsPerSize(final List<String> selected)
+    {
+        int steps = 0;
+        for (final String workload : workloads(selected))
+        {
+            steps += "oneway".equals(workload) ? oneWayApis : 1;
+        }
+        return steps;
+    }
 }

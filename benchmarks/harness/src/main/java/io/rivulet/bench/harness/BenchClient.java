@@ -14,7 +14,9 @@ import java.util.List;
  *   <li>one-way: {@link #send} sends DATA messages as fast as the API allows, respecting its back-pressure;
  *       {@link #sync()} asks the receiver how many DATA messages it has counted (after all those sent
  *       before, since the path is ordered);</li>
- *   <li>request-response: {@link #pipelined} keeps {@code window} ECHO requests in flight.</li>
+ *   <li>request-response: {@link #pipelined} keeps {@code window} ECHO requests in flight;</li>
+ *   <li>fan-out: {@link #fanOut} has one publisher send FANOUT messages to {@code subscribers} subscribers,
+ *       when the system has a fan-out ({@link #fanOutApi()} not null).</li>
  * </ul>
  */
 public interface BenchClient extends AutoCloseable
@@ -55,15 +57,34 @@ public interface BenchClient extends AutoCloseable
      */
     void pipelined(long count, int window, Histogram latencyNs, Progress progress) throws Exception;
 
-    /**
-     * Hook for the fan-out workload, one publisher to eight subscribers, throughput and latency. Nothing
-     * implements it yet: Rivulet has no topics. When it does, implement this for Rivulet and Aeron, call it
-     * from {@link ClientMain} for a "fanout" workload and set the coordinator's {@code Plan.FANOUT_AVAILABLE}.
-     */
-    default void fanOut(final int subscribers, final long count, final Histogram latencyNs, final Progress progress)
-        throws Exception
+    /** @return the API the fan-out uses, or null when the system has no fan-out (the default). */
+    default String fanOutApi()
     {
-        throw new UnsupportedOperationException("fan-out is not measured yet: Rivulet has no topics");
+        return null;
+    }
+
+    /**
+     * @return how the fan-out is laid out: where the publisher and the subscribers run, how many threads
+     * poll the subscribers, which idle strategies; stated in the report's fan-out rows.
+     */
+    default String fanOutSettings()
+    {
+        return "";
+    }
+
+    /**
+     * Publishes {@code count} FANOUT messages of the prepared size to {@code subscribers} subscribers, at
+     * {@code ratePerSecond} (spaced with a {@link Pacer}), or when it is 0 as fast as the publisher's
+     * back-pressure allows, and returns when every subscriber has received every one (in order, none
+     * missing). Each subscriber records, for each message, the time from its publication (the timestamp in its
+     * payload) to its delivery, in nanoseconds, into {@code latencyNs}; the progress is the count of the
+     * slowest subscriber.
+     */
+    default void fanOut(
+        final int subscribers, final long count, final long ratePerSecond, final Histogram latencyNs,
+        final Progress progress) throws Exception
+    {
+        throw new UnsupportedOperationException("this system has no fan-out");
     }
 
     @Override

@@ -14,10 +14,13 @@ import java.util.function.Function;
  * <pre>
  *   --host 127.0.0.1 --port N [--port2 N]      where the server listens (two-process systems)
  *   --sizes 32,256,4096                        payload sizes in bytes
- *   --workloads pingpong,oneway,reqresp        what to run, in this order for each size
+ *   --workloads pingpong,oneway,reqresp        what to run, in this order for each size (and fanout)
  *   --pp-warmup N --pp-count N                 ping-pong round trips
  *   --ow-warmup N --ow-count N                 one-way messages
  *   --rr-warmup N --rr-count N --window 64     request-response exchanges and how many in flight
+ *   --fo-warmup N --fo-count N --subscribers 8 fan-out messages published flat out, and to how many subscribers
+ *   --fo-rate N --fo-paced N --fo-paced-seconds S   then up to N messages/s (at most half the flat-out rate),
+ *                                              for up to N messages or S seconds: latency below saturation
  * </pre>
  */
 public final class ClientMain
@@ -40,6 +43,12 @@ public final class ClientMain
         final long rrWarmup = args.number("rr-warmup", 20_000);
         final long rrCount = args.number("rr-count", 200_000);
         final int window = args.integer("window", 64);
+        final long foWarmup = args.number("fo-warmup", 20_000);
+        final long foCount = args.number("fo-count", 100_000);
+        final int subscribers = args.integer("subscribers", 8);
+        final long foRate = args.number("fo-rate", 10_000);
+        final long foPaced = args.number("fo-paced", 5_000);
+        final long foPacedSeconds = args.number("fo-paced-seconds", 1);
 
         final Progress progress = new Progress();
         final Thread reporter = new Thread(() -> report(progress), "progress-reporter");
@@ -71,6 +80,10 @@ public final class ClientMain
                                 break;
                             case "reqresp":
                                 requestResponse(client, size, rrWarmup, rrCount, window, progress);
+                                break;
+                            case "fanout":
+                                fanOut(client, size, foWarmup, foCount, subscribers, foRate, foPaced, foPacedSeconds,
+                                    progress);
                                 break;
                             default:
                                 throw new IllegalArgumentException("unknown workload '" + workload + "'");
@@ -197,6 +210,58 @@ public final class ClientMain
         Line.of(Line.RESULT, "workload", "reqresp", "api", client.pipelinedApi(), "size", size, "warmup", warmup,
             "count", count, "window", window, "elapsedNs", elapsedNs, "hist", Histograms.encode(histogram))
             .print(OUT);
+    }
+
+    /**
+     * Fan-out: a warm-up and a measured run flat out (throughput, and latency at full load), then a run paced
+     * at {@code maxRate} messages/s or half the flat-out rate, whichever is lower, so that it stays below
+     * saturation on every system (latency without the queueing), for {@code maxPaced} messages or
+     * {@code pacedSeconds}, whichever is fewer.
+     */
+    private static void fanOut(
+        final BenchClient client,
+        final int size,
+        final long warmup,
+        final long count,
+        final int subscribers,
+        final long maxRate,
+        final long maxPaced,
+        final long pacedSeconds,
+        final Progress progress) throws Exception
+    {
+        if (client.fanOutApi() == null)
+        {
+            throw new IllegalArgumentException("this system has no fan-out");
+        }
+        final String label = "fanout 1->" + subscribers + " " + size + " B";
+        progress.start(label + " warm-up", warmup);
+        client.fanOut(subscribers, warmup, 0, Histograms.newHistogram(), progress);
+        System.gc();
+        final Histogram loaded = Histograms.newHistogram();
+        progress.start(label, count);
+        final long startNs = System.nanoTime();
+        client.fanOut(subscribers, count, 0, loaded, progress);
+        final long elapsedNs = System.nanoTime() - startNs;
+        checkDeliveries(loaded, count, subscribers);
+        final long rate = Math.max(1, Math.min(maxRate, (long)(count * 1e9 / elapsedNs / 2)));
+        final long pacedCount = Math.max(1, Math.min(maxPaced, rate * pacedSeconds));
+        final Histogram paced = Histograms.newHistogram();
+        progress.start(label + " at " + rate + " msg/s", pacedCount);
+        client.fanOut(subscribers, pacedCount, rate, paced, progress);
+        checkDeliveries(paced, pacedCount, subscribers);
+        Line.of(Line.RESULT, "workload", "fanout", "api", client.fanOutApi(), "size", size, "warmup", warmup,
+            "count", count, "subscribers", subscribers, "elapsedNs", elapsedNs, "rate", rate, "pacedCount", pacedCount,
+            "settings", client.fanOutSettings(), "loadHist", Histograms.encode(loaded), "hist", Histograms.encode(paced))
+            .print(OUT);
+    }
+
+    private static void checkDeliveries(final Histogram histogram, final long count, final int subscribers)
+    {
+        if (histogram.getTotalCount() != count * subscribers)
+        {
+            throw new IllegalStateException("recorded " + histogram.getTotalCount() + " deliveries of " +
+                count * subscribers);
+        }
     }
 
     private static void report(final Progress progress)

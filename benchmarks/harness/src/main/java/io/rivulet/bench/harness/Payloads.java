@@ -16,13 +16,17 @@ import java.nio.ByteOrder;
  * </pre>
  *
  * Kinds: {@link #ECHO} (reply with the same bytes), {@link #DATA} (one-way: count it),
- * {@link #SYNC} (reply with the number of DATA messages counted so far in {@code value}).
+ * {@link #SYNC} (reply with the number of DATA messages counted so far in {@code value}),
+ * {@link #FANOUT}: a fan-out message, whose {@code seq} is its index in the run and whose {@code value} is
+ * the {@link System#nanoTime()} at which it was published (one clock for every process of a Linux host); sent
+ * to a server, a request to publish {@code value} such messages of the request's size to its subscribers.
  */
 public final class Payloads
 {
     public static final int ECHO = 1;
     public static final int DATA = 2;
     public static final int SYNC = 3;
+    public static final int FANOUT = 4;
 
     public static final int KIND_OFFSET = 0;
     public static final int SEQ_OFFSET = 4;

@@ -7,24 +7,36 @@ import io.rivulet.ThreadingMode;
 import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchClient;
 import io.rivulet.bench.harness.ClientMain;
+import io.rivulet.bench.harness.FanOutReceiver;
 import io.rivulet.bench.harness.Histograms;
 import io.rivulet.bench.harness.Line;
 import io.rivulet.bench.harness.Payloads;
 import io.rivulet.bench.harness.Progress;
 import io.rivulet.bench.harness.Waits;
 import org.HdrHistogram.Histogram;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /**
  * Rivulet's measuring side. Ping-pong and request-response use the Reactor API
- * ({@code Connection.requestResponse}); one-way throughput is measured twice, on the zero-copy
- * {@code Connection.offer} path and on {@code Connection.fireAndForget(Message)}.
+ * ({@code Connection.requestResponse}); one-way throughput is measured three times: on the zero-copy
+ * {@code Connection.offer} path, on {@code Connection.fireAndForget(Message)}, and through the Flux API as
+ * the inbound stream of one {@code Connection.requestChannel(Flux)}, whose demand crosses the wire as credits.
+ *
+ * <p>Fan-out: the server node publishes a topic ({@link FanOutPublisher}); this node opens {@code subscribers}
+ * more connections to it, each subscribing with {@code Connection.subscribe(topic)} (the Flux API), so the
+ * subscribers all live in this process, on this node's engine, and the publisher in the server's process.
  *
  * <p>Options besides the harness's: {@code --transport}, {@code --threading}, {@code --idle} (see
  * {@link Nodes}); {@code --wait spin|yield|park}, how the application thread waits for a reply (with
@@ -33,6 +45,8 @@ import java.util.Map;
  */
 public final class RivuletClient implements BenchClient
 {
+    /** Longest park between looks at a long exchange; the engine thread does not unpark for these. */
+    private static final long PARK_NS = 50_000;
     /** Most fire-and-forget messages sent through the Reactor API before waiting for the receiver. */
     private static final int FLUX_WINDOW = 8192;
 
@@ -50,6 +64,10 @@ public final class RivuletClient implements BenchClient
     private Message sync;
     private Message data;
     private UnsafeBuffer dataBuffer;
+    private String address;
+    private final List<Connection> fanOutConnections = new ArrayList<>();
+    private final List<FanOutReceiver> receivers = new ArrayList<>();
+    private long fanOutPublished;
 
     RivuletClient(final Args args)
     {
@@ -102,7 +120,6 @@ public final class RivuletClient implements BenchClient
     @Override
     public void start() throws Exception
     {
-        final String address;
         if (inProcess)
         {
             localServer = new RivuletServer(Nodes.serverArgs(args));
@@ -160,7 +177,7 @@ public final class RivuletClient implements BenchClient
     @Override
     public List<String> oneWayApis()
     {
-        return List.of("offer", "fireAndForget");
+        return List.of("offer", "fireAndForget", "requestChannel");
     }
 
     @Override
@@ -197,6 +214,11 @@ public final class RivuletClient implements BenchClient
             }
             return;
         }
+        if ("requestChannel".equals(api))
+        {
+            sendOnChannel(count, progress);
+            return;
+        }
         // fireAndForget(Message) completes at once even when the ring is full (the frame is parked in
         // memory), so bound what is outstanding by asking the receiver every FLUX_WINDOW messages.
         final long base = sync();
@@ -216,6 +238,137 @@ public final class RivuletClient implements BenchClient
             }
             progress.update(i + 1);
         }
+    }
+
+    /**
+     * The Flux API path: {@code count} messages as the inbound stream of one request-channel, generated as
+     * the server's credits request them; done when the server, having counted them all, completes.
+     */
+    private void sendOnChannel(final long count, final Progress progress) throws Exception
+    {
+        // Written on the engine thread, which requests the items; read by this one to see progress.
+        final AtomicLong generated = new AtomicLong();
+        final ReplySlot<Void> done = new ReplySlot<>(wait);
+        connection.requestChannel(Flux.range(0, Math.toIntExact(count)).map(i ->
+            {
+                progress.update(generated.incrementAndGet());
+                return data;
+            }))
+            .then()
+            .subscribe(done);
+        awaitMakingProgress(done, generated::get);
+        done.await();
+    }
+
+    /** Waits for a long exchange: fails only when it makes no progress for the harness's timeout. */
+    private void awaitMakingProgress(final ReplySlot<?> slot, final LongSupplier progress) throws Exception
+    {
+        long deadlineNs = Waits.deadline();
+        long last = -1;
+        while (!slot.isDone())
+        {
+            if (wait.parks())
+            {
+                LockSupport.parkNanos(PARK_NS);
+            }
+            else
+            {
+                wait.pause();
+            }
+            final long now = progress.getAsLong();
+            if (now != last)
+            {
+                last = now;
+                deadlineNs = Waits.deadline();
+            }
+            else
+            {
+                Waits.check(deadlineNs, "progress on the request-channel");
+            }
+        }
+    }
+
+    @Override
+    public String fanOutApi()
+    {
+        return "Publication.offer → Connection.subscribe";
+    }
+
+    @Override
+    public String fanOutSettings()
+    {
+        return "publisher thread beside the server node (" + (inProcess ? "this process" : "the server process") +
+            "): Publication.offer, BLOCK policy, default 256 KiB log, yields when back-pressured; subscribers: " +
+            fanOutConnections.size() + " connections of this process's node, each with Connection.subscribe (a Flux of TopicMessage), " +
+            "signals on that node's engine " + (invoker ? "duty cycle, which the measuring thread runs (client node " +
+                "INVOKER; server node " + Nodes.describeServer(args) + ")" : "thread; " + Nodes.describe(args));
+    }
+
+    @Override
+    public void fanOut(
+        final int subscribers, final long count, final long ratePerSecond, final Histogram latencyNs,
+        final Progress progress) throws Exception
+    {
+        while (fanOutConnections.size() < subscribers)
+        {
+            subscribe(fanOutConnections.size());
+        }
+        receivers.forEach(FanOutReceiver::startRun);
+        final byte[] request = Payloads.newPayload(size, Payloads.FANOUT);
+        Payloads.value(request, count);
+        Payloads.seq(request, Math.toIntExact(ratePerSecond));
+        await(connection.requestResponse(Message.of(request)));
+        fanOutPublished += count;
+        FanOutReceiver.await(receivers.subList(0, subscribers), fanOutPublished, count, progress, () ->
+        {
+            if (invoker)
+            {
+                node.invoke();
+            }
+            else
+            {
+                LockSupport.parkNanos(PARK_NS);
+            }
+        });
+        for (int i = 0; i < subscribers; i++)
+        {
+            receivers.get(i).recordInto(latencyNs);
+        }
+    }
+
+    /** Opens one more subscriber connection and waits until its subscription has joined the topic. */
+    private void subscribe(final int index) throws Exception
+    {
+        final Connection subscriberConnection = await(node.connect(address));
+        fanOutConnections.add(subscriberConnection);
+        final FanOutReceiver receiver = new FanOutReceiver("subscriber " + index);
+        receivers.add(receiver);
+        final ReplySlot<Boolean> joined = new ReplySlot<>(wait);
+        final Sinks.One<Boolean> joinedSink = Sinks.one();
+        joinedSink.asMono().subscribe(joined);
+        subscriberConnection.subscribe(FanOutPublisher.TOPIC).subscribe(
+            item ->
+            {
+                switch (item.kind())
+                {
+                    case JOINED:
+                        joinedSink.tryEmitValue(true);
+                        break;
+                    case DATA:
+                        final DirectBuffer buffer = item.data();
+                        receiver.onMessage(buffer.getInt(Payloads.SEQ_OFFSET, ByteOrder.LITTLE_ENDIAN),
+                            buffer.getLong(Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN), System.nanoTime());
+                        break;
+                    default:
+                        receiver.onError("unexpected " + item);
+                }
+            },
+            error ->
+            {
+                receiver.onError(String.valueOf(error));
+                joinedSink.tryEmitError(error);
+            });
+        joined.await();
     }
 
     @Override
@@ -252,6 +405,7 @@ public final class RivuletClient implements BenchClient
     @Override
     public void close()
     {
+        fanOutConnections.forEach(Connection::close);
         if (connection != null)
         {
             connection.close();

@@ -8,7 +8,9 @@ import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchServer;
 import io.rivulet.bench.harness.Payloads;
 import io.rivulet.bench.harness.ServerMain;
+import io.rivulet.topic.TopicOptions;
 import org.agrona.DirectBuffer;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.nio.ByteOrder;
@@ -17,8 +19,14 @@ import java.util.Map;
 
 /**
  * Rivulet's serving side: requestResponse echoes ECHO and answers SYNC with the DATA count; DATA arrives
- * as fire-and-forget on the zero-copy {@code fireAndForgetHandler} and is only counted. All handlers run
- * on the engine's conductor thread, so the count needs no synchronisation.
+ * as fire-and-forget on the zero-copy {@code fireAndForgetHandler}, or as the inbound messages of a
+ * request-channel (the Flux API path), and is only counted. All handlers run on the engine's conductor
+ * thread, so the count needs no synchronisation.
+ *
+ * <p>Fan-out: the node publishes the topic {@value FanOutPublisher#TOPIC} (policy BLOCK, default log); a
+ * FANOUT request asks it to publish {@code value} messages of the request's size at {@code seq} messages/s (0:
+ * flat out), on the {@link FanOutPublisher}'s thread, and is answered at once (or with an error when an
+ * earlier run failed).
  */
 public final class RivuletServer implements BenchServer
 {
@@ -26,6 +34,7 @@ public final class RivuletServer implements BenchServer
     private Rivulet node;
     private Server server;
     private long counted;
+    private FanOutPublisher fanOut;
 
     RivuletServer(final Args args)
     {
@@ -50,7 +59,17 @@ public final class RivuletServer implements BenchServer
                     counted++;
                 }
             })
+            .requestChannel(inbound -> inbound
+                .doOnNext(message ->
+                {
+                    if (message.data().getInt(Payloads.KIND_OFFSET, ByteOrder.LITTLE_ENDIAN) == Payloads.DATA)
+                    {
+                        counted++;
+                    }
+                })
+                .thenMany(Flux.<Message>empty()))
             .build();
+        fanOut = new FanOutPublisher(node.publication(FanOutPublisher.TOPIC, TopicOptions.block()));
         server = node.bind("127.0.0.1:0", responder).block(Duration.ofSeconds(10));
         final String address = server.localAddress();
         return Map.of("port", address.substring(address.lastIndexOf(':') + 1), "address", address);
@@ -65,12 +84,26 @@ public final class RivuletServer implements BenchServer
             Payloads.value(reply, counted);
             return Mono.just(Message.of(reply));
         }
+        if (data.getInt(Payloads.KIND_OFFSET, ByteOrder.LITTLE_ENDIAN) == Payloads.FANOUT)
+        {
+            final String error = fanOut.error();
+            if (error != null)
+            {
+                return Mono.error(new IllegalStateException("the fan-out publisher failed: " + error));
+            }
+            fanOut.start(request.dataLength(), data.getLong(Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN),
+                data.getInt(Payloads.SEQ_OFFSET, ByteOrder.LITTLE_ENDIAN));
+        }
         return Mono.just(request);
     }
 
     @Override
     public void close()
     {
+        if (fanOut != null)
+        {
+            fanOut.close();
+        }
         if (server != null)
         {
             server.close();

@@ -11,6 +11,7 @@ import io.rivulet.spi.LinkConnector;
 import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportDriver;
+import io.rivulet.region.RegionRegistry;
 import io.rivulet.topic.TopicRegistry;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
@@ -58,6 +59,8 @@ public final class Conductor implements Agent, Executor
     private long shutdownDeadlineNs;
     /** The node's fan-out topics; each connection gets an endpoint in it. Set before the agents start. */
     private TopicRegistry topics;
+    /** The node's exposed regions; each connection gets an endpoint in it. Set before the agents start. */
+    private RegionRegistry regions;
 
     public Conductor(
         final TransportDriver driver,
@@ -89,6 +92,12 @@ public final class Conductor implements Agent, Executor
     public void topics(final TopicRegistry topics)
     {
         this.topics = topics;
+    }
+
+    /** Before the agents start: the node's one-sided remote memory layer. */
+    public void regions(final RegionRegistry regions)
+    {
+        this.regions = regions;
     }
 
     @Override
@@ -345,6 +354,10 @@ public final class Conductor implements Agent, Executor
         if (topics != null)
         {
             connection.enableTopics(topics);
+        }
+        if (regions != null)
+        {
+            connection.enableRegions(regions);
         }
         connections.add(connection);
         sender.add(connection);

@@ -44,6 +44,10 @@ public final class EngineCounters
     public final AtomicCounter connectionsOpened = manager.newCounter("connections opened");
     /** Connections fully closed, either side (conductor). */
     public final AtomicCounter connectionsClosed = manager.newCounter("connections closed");
+    /** Region operations this node's engine applied for peers: TCP emulation, never on RDMA (conductor). */
+    public final AtomicCounter regionOpsEmulated = manager.newCounter("region ops emulated");
+    /** One-sided region operations this node posted to peers' memory (conductor). */
+    public final AtomicCounter regionOpsPosted = manager.newCounter("region ops posted one-sided");
     /** Errors passed to the error handler (any thread). */
     public final AtomicCounter errors = manager.newCounter("errors");
 

@@ -37,8 +37,12 @@ public final class RegionEndpoint
 {
     /** Emulated operations in flight per connection: bounds the replies the target may have to park. */
     static final int MAX_EMULATED_IN_FLIGHT = 256;
-    /** Replies a target parks while its outbound ring is full; a peer that exceeds it breaks the protocol. */
-    static final int MAX_PARKED_REPLIES = 4 * MAX_EMULATED_IN_FLIGHT;
+    /**
+     * Replies a target parks while its outbound ring is full: what a well-behaved requester can have outstanding
+     * (its operations plus some lookups). A peer that exceeds it, by sending without reading, breaks the protocol,
+     * so parked memory stays bounded (at most this many frames).
+     */
+    static final int MAX_PARKED_REPLIES = MAX_EMULATED_IN_FLIGHT + 64;
 
     private final RegionRegistry registry;
     private final RegionLink link;

@@ -42,7 +42,9 @@ final class RdmaOneSided implements AutoCloseable
     private final HashSet<RdmaExposedMemory> exposed = new HashSet<>();
 
     // Conductor.
-    private final Map<String, Acceptor> acceptors = new HashMap<>();
+    private final Map<String, Acceptor> acceptorsByHost = new HashMap<>();
+    /** The same acceptors, iterated by index each duty cycle without allocating. */
+    private final ArrayList<Acceptor> acceptors = new ArrayList<>();
     private boolean closed;
 
     RdmaOneSided(final VerbsContext context, final ProtectionDomain pd, final MemoryPool memoryPool)
@@ -74,12 +76,13 @@ final class RdmaOneSided implements AutoCloseable
     {
         final InetSocketAddress local = SocketAddresses.resolve(link.localAddress());
         final String host = local.getAddress().getHostAddress();
-        Acceptor acceptor = acceptors.get(host);
+        Acceptor acceptor = acceptorsByHost.get(host);
         if (acceptor == null)
         {
             acceptor = new Acceptor(context.listen(new InetSocketAddress(local.getAddress(), 0),
                 RdmaTransportDriver.LISTEN_BACKLOG));
-            acceptors.put(host, acceptor);
+            acceptorsByHost.put(host, acceptor);
+            acceptors.add(acceptor);
         }
         return acceptor.endpoint;
     }
@@ -125,9 +128,9 @@ final class RdmaOneSided implements AutoCloseable
     int doWork()
     {
         int work = 0;
-        for (final Acceptor acceptor : acceptors.values())
+        for (int i = 0; i < acceptors.size(); i++)
         {
-            work += acceptor.doWork();
+            work += acceptors.get(i).doWork();
         }
         return work;
     }
@@ -136,9 +139,9 @@ final class RdmaOneSided implements AutoCloseable
     int acceptedCount()
     {
         int count = 0;
-        for (final Acceptor acceptor : acceptors.values())
+        for (int i = 0; i < acceptors.size(); i++)
         {
-            count += acceptor.accepted.size();
+            count += acceptors.get(i).accepted.size();
         }
         return count;
     }
@@ -146,11 +149,12 @@ final class RdmaOneSided implements AutoCloseable
     @Override
     public void close()
     {
-        for (final Acceptor acceptor : acceptors.values())
+        for (int i = 0; i < acceptors.size(); i++)
         {
-            acceptor.close();
+            acceptors.get(i).close();
         }
         acceptors.clear();
+        acceptorsByHost.clear();
         final ArrayList<RdmaExposedMemory> live;
         synchronized (this)
         {

@@ -213,7 +213,9 @@ final class RdmaOneSided implements AutoCloseable
                         work++;
                     }
                     final QueuePair qp = one.queuePair;
-                    if (one.connection.isDisconnected() || (qp != null && qp.state() == QpState.ERROR))
+                    final boolean handshakeExpired = qp == null &&
+                        System.nanoTime() - one.createdNs > RdmaLinkListener.HANDSHAKE_TIMEOUT_NS;
+                    if (handshakeExpired || one.connection.isDisconnected() || (qp != null && qp.state() == QpState.ERROR))
                     {
                         accepted.remove(i);
                         one.close();
@@ -274,6 +276,7 @@ final class RdmaOneSided implements AutoCloseable
         final CmConnection connection;
         final CompletionQueue sendCq;
         final CompletionQueue receiveCq;
+        final long createdNs = System.nanoTime();
         QueuePair queuePair;
 
         Accepted(final CmConnection connection, final CompletionQueue sendCq, final CompletionQueue receiveCq)

@@ -1,5 +1,7 @@
 package io.rivulet;
 
+import io.rivulet.region.RegionDescriptor;
+import io.rivulet.region.RemoteRegion;
 import io.rivulet.topic.TopicMessage;
 import org.agrona.DirectBuffer;
 import org.reactivestreams.Publisher;
@@ -65,6 +67,25 @@ public interface Connection extends AutoCloseable
      * @return the items of every matching topic (cold: subscribes on subscription).
      */
     Flux<TopicMessage> subscribe(String pattern);
+
+    /**
+     * Looks up a region the peer node exposed ({@code Rivulet.exposeRegion}) and returns a handle for one-sided
+     * reads, writes and atomics on it. Over RDMA the operations never involve the peer's CPU; over TCP the peer's
+     * engine applies them (its CPU works, its application does not). See {@link RemoteRegion}.
+     *
+     * @param name the region's name.
+     * @return the region, or {@link io.rivulet.region.RegionAccessException} (NOT_FOUND) (cold: looks up on subscription).
+     */
+    Mono<RemoteRegion> remoteRegion(String name);
+
+    /**
+     * A handle on a region of the peer known by its descriptor (from an earlier lookup). The peer checks the key,
+     * the bounds and the access again, so a stale or forged descriptor fails cleanly.
+     *
+     * @param descriptor how the peer addresses the region.
+     * @return the region.
+     */
+    RemoteRegion remoteRegion(RegionDescriptor descriptor);
 
     /**
      * The zero-copy fire-and-forget path, like Aeron's {@code Publication#offer}: the bytes are encoded

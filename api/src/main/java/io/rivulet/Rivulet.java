@@ -5,6 +5,10 @@ import io.rivulet.engine.EngineCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.security.Authenticator;
+import io.rivulet.region.ExposedRegion;
+import io.rivulet.region.RegionAccess;
+import io.rivulet.region.RegionRegistry;
+import io.rivulet.spi.OneSidedTransport;
 import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
@@ -59,6 +63,7 @@ public final class Rivulet implements AutoCloseable
     private final Conductor conductor;
     private final Sender sender;
     private final TopicRegistry topics;
+    private final RegionRegistry regions;
     private final AgentRunner[] runners;
     private final AgentInvoker invoker;
     private volatile boolean closed;
@@ -92,6 +97,10 @@ public final class Rivulet implements AutoCloseable
         topics = new TopicRegistry(conductor, topicSender, context.topicSettings());
         conductor.topics(topics);
         conductor.security(context.authenticator(), context.authTokenBytes());
+        // One-sided remote memory: one-sided on transports that can (RDMA), emulated by the engine otherwise.
+        regions = new RegionRegistry(conductor, driver instanceof OneSidedTransport oneSided ? oneSided : null,
+            counters.regionOpsEmulated, counters.regionOpsPosted);
+        conductor.regions(regions);
 
         final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
         switch (context.threadingMode())
@@ -215,6 +224,33 @@ public final class Rivulet implements AutoCloseable
             throw new IllegalStateException("node is closed");
         }
         return topics.publication(topic, options);
+    }
+
+    /**
+     * Exposes a named region of this node's memory to peers, with exactly the access given. Peers find it with
+     * {@link Connection#remoteRegion(String)} and read, write or update it without this node's application being
+     * called: over RDMA with one-sided verbs (this CPU does nothing; the memory is registered with these remote
+     * access flags only), over TCP through this node's engine, which applies each operation.
+     *
+     * <pre>{@code
+     * ExposedRegion table = node.exposeRegion("kv.table", 1 << 20, RegionAccess.READ);
+     * table.buffer().putLong(0, 42L);                  // the local application writes; peers read one-sided
+     * }</pre>
+     *
+     * @param name   1..200 UTF-8 bytes, unique on this node.
+     * @param length bytes, positive; zeroed.
+     * @param access at least one of READ, WRITE, ATOMIC.
+     * @return the region; {@link ExposedRegion#revoke()} withdraws it.
+     * @throws IllegalArgumentException when the name, length or access is not valid.
+     * @throws IllegalStateException    when a region of that name is exposed, or the node is closed.
+     */
+    public ExposedRegion exposeRegion(final String name, final int length, final RegionAccess... access)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("node is closed");
+        }
+        return regions.expose(name, length, access);
     }
 
     /**

@@ -13,6 +13,7 @@ import io.rivulet.spi.LinkConnector;
 import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportDriver;
+import io.rivulet.region.RegionRegistry;
 import io.rivulet.topic.TopicRegistry;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
@@ -66,6 +67,8 @@ public final class Conductor implements Agent, Executor
     /** Accepted links refused for the connection limit, waiting (bounded) for their peer to read the error. */
     private final ArrayList<ConnectionRefusal> refusals = new ArrayList<>();
     private static final int MAX_REFUSALS = 64;
+    /** The node's exposed regions; each connection gets an endpoint in it. Set before the agents start. */
+    private RegionRegistry regions;
 
     public Conductor(
         final TransportDriver driver,
@@ -107,6 +110,12 @@ public final class Conductor implements Agent, Executor
     {
         this.authenticator = authenticator;
         this.setupMetadata = setupMetadata.clone();
+    }
+
+    /** Before the agents start: the node's one-sided remote memory layer. */
+    public void regions(final RegionRegistry regions)
+    {
+        this.regions = regions;
     }
 
     @Override
@@ -406,6 +415,10 @@ public final class Conductor implements Agent, Executor
         if (topics != null)
         {
             connection.enableTopics(topics);
+        }
+        if (regions != null)
+        {
+            connection.enableRegions(regions);
         }
         connections.add(connection);
         sender.add(connection);

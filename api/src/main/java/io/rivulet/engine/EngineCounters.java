@@ -52,6 +52,10 @@ public final class EngineCounters
     public final AtomicCounter limitRejections = manager.newCounter("limit rejections");
     /** Accepted links dropped before they came up, such as a failed TLS handshake (conductor). */
     public final AtomicCounter linksRejected = manager.newCounter("links rejected");
+    /** Region operations this node's engine applied for peers: TCP emulation, never on RDMA (conductor). */
+    public final AtomicCounter regionOpsEmulated = manager.newCounter("region ops emulated");
+    /** One-sided region operations this node posted to peers' memory (conductor). */
+    public final AtomicCounter regionOpsPosted = manager.newCounter("region ops posted one-sided");
     /** Errors passed to the error handler (any thread). */
     public final AtomicCounter errors = manager.newCounter("errors");
 

@@ -24,6 +24,11 @@ import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
 import io.rivulet.spi.ReliableLink;
+import io.rivulet.region.RegionDescriptor;
+import io.rivulet.region.RegionEndpoint;
+import io.rivulet.region.RegionLink;
+import io.rivulet.region.RegionRegistry;
+import io.rivulet.region.RemoteRegion;
 import io.rivulet.topic.TopicEndpoint;
 import io.rivulet.topic.TopicLink;
 import io.rivulet.topic.TopicMessage;
@@ -93,6 +98,8 @@ public final class ProtocolConnection implements Connection, FrameHandler
     /** Client side: completed when the server's first frame shows it accepted SETUP; null once done. */
     private Sinks.One<Connection> acceptance;
     private long acceptanceDeadlineNs;
+    /** One-sided remote memory on this connection (both roles); null when the node has none (unit tests). */
+    private RegionEndpoint regions;
 
     private volatile boolean open = true;
     private volatile SendMode sendMode = SendMode.ACTIVE;
@@ -256,6 +263,26 @@ public final class ProtocolConnection implements Connection, FrameHandler
             return Flux.error(new UnsupportedOperationException("this connection has no topic layer"));
         }
         return Flux.defer(() -> open ? topics.subscribe(pattern) : Flux.error(closedError()));
+    }
+
+    @Override
+    public Mono<RemoteRegion> remoteRegion(final String name)
+    {
+        if (regions == null)
+        {
+            return Mono.error(new UnsupportedOperationException("this connection has no region layer"));
+        }
+        return Mono.defer(() -> open ? Mono.create(sink -> regions.lookup(name, sink)) : Mono.error(closedError()));
+    }
+
+    @Override
+    public RemoteRegion remoteRegion(final RegionDescriptor descriptor)
+    {
+        if (regions == null)
+        {
+            throw new UnsupportedOperationException("this connection has no region layer");
+        }
+        return regions.attach(descriptor);
     }
 
     @Override
@@ -458,6 +485,51 @@ public final class ProtocolConnection implements Connection, FrameHandler
         return link.peerPrincipal();
     }
 
+    /**
+     * Conductor, before the first duty cycle: gives this connection its endpoint in the node's region layer.
+     * Region frames then reach the endpoint; without one they are a protocol violation.
+     */
+    public void enableRegions(final RegionRegistry registry)
+    {
+        regions = registry.newEndpoint(new RegionLink()
+        {
+            @Override
+            public boolean sendControl(final DirectBuffer buffer, final int offset, final int length)
+            {
+                if (outbound.isClosed())
+                {
+                    return false;
+                }
+                final int index = outbound.claim(length);
+                if (index <= 0)
+                {
+                    return false;
+                }
+                outbound.ring().buffer().putBytes(index, buffer, offset, length);
+                outbound.commit(index);
+                return true;
+            }
+
+            @Override
+            public int maxFrameLength()
+            {
+                return outbound.maxFrameLength();
+            }
+
+            @Override
+            public String remoteAddress()
+            {
+                return remoteAddress;
+            }
+
+            @Override
+            public ReliableLink link()
+            {
+                return link;
+            }
+        });
+    }
+
     /** Conductor: sends SETUP; called once on the connecting side. */
     public void sendSetup(final byte[] metadata, final byte[] data)
     {
@@ -500,6 +572,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
             if (topics != null && closeCause == null)
             {
                 work += topics.doWork(nowNs); // topic subscriptions, credits and liveness
+            }
+            if (regions != null && closeCause == null)
+            {
+                work += regions.doWork(); // lookups, emulated and one-sided region operations
             }
             final IOException failure = sendFailure;
             if (failure != null && closeCause == null)
@@ -798,6 +874,22 @@ public final class ProtocolConnection implements Connection, FrameHandler
             {
                 final String violation = topics == null ? "topic frames are not enabled on this connection" :
                     topics.onFrame(reader, nowNs);
+                if (violation != null)
+                {
+                    protocolError(violation);
+                }
+                return;
+            }
+
+            case 21: // REGION_LOOKUP .. REGION_OP_RESULT: one-sided remote memory
+            case 22:
+            case 23:
+            case 24:
+            case 25:
+            case 26:
+            {
+                final String violation = regions == null ? "region frames are not enabled on this connection" :
+                    regions.onFrame(reader);
                 if (violation != null)
                 {
                     protocolError(violation);
@@ -1270,6 +1362,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
         if (topics != null)
         {
             topics.onClose(cause); // topic subscriptions end with the connection's cause; cursors stop
+        }
+        if (regions != null)
+        {
+            regions.onClose(cause); // lookups and operations in flight fail; the one-sided path closes
         }
         ProtocolStream stream;
         while ((stream = signals.poll()) != null)

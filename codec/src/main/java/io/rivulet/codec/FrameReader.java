@@ -8,6 +8,12 @@ import io.rivulet.codec.wire.MessageHeaderDecoder;
 import io.rivulet.codec.wire.PayloadDecoder;
 import io.rivulet.codec.wire.RequestNDecoder;
 import io.rivulet.codec.wire.RequestStreamDecoder;
+import io.rivulet.codec.wire.RegionErrorDecoder;
+import io.rivulet.codec.wire.RegionInfoDecoder;
+import io.rivulet.codec.wire.RegionLookupDecoder;
+import io.rivulet.codec.wire.RegionOpDecoder;
+import io.rivulet.codec.wire.RegionOpResultDecoder;
+import io.rivulet.codec.wire.RegionRevokedDecoder;
 import io.rivulet.codec.wire.SetupDecoder;
 import io.rivulet.codec.wire.SubscribeDecoder;
 import io.rivulet.codec.wire.TopicAttachDecoder;
@@ -47,6 +53,15 @@ public final class FrameReader
     private static final int MAX_POLICY = 2;
     private static final int MAX_GAP_REASON = 2;
     private static final int MAX_DETACH_REASON = 5;
+    /** Region access bits: READ 1, WRITE 2, ATOMIC 4. */
+    public static final int REGION_ACCESS_BITS = 7;
+    /** Region operations: READ 1, WRITE 2, COMPARE_AND_SWAP 3, FETCH_AND_ADD 4. */
+    public static final int REGION_OP_READ = 1;
+    public static final int REGION_OP_WRITE = 2;
+    public static final int REGION_OP_COMPARE_AND_SWAP = 3;
+    public static final int REGION_OP_FETCH_AND_ADD = 4;
+    /** Highest region error code (UNSUPPORTED). */
+    public static final int MAX_REGION_ERROR = 7;
 
     private DirectBuffer buffer;
     private int frameOffset;
@@ -81,6 +96,19 @@ public final class FrameReader
     private long fromSequence;
     private long toSequence;
     private int reason;
+    // Region frames.
+    private long requestId;
+    private int regionId;
+    private int rkey;
+    private long address;
+    private long regionLength;
+    private int access;
+    private int op;
+    private long regionOffset;
+    private int opLength;
+    private long compareAdd;
+    private long swap;
+    private long value;
 
     /**
      * Validates a frame and makes its fields readable.
@@ -299,6 +327,84 @@ public final class FrameReader
                 position = readData(position, end);
                 break;
 
+            // One-sided remote memory: ids, ranges and shapes checked here; the engine checks them against its regions.
+            case 21:
+                requestId = buffer.getLong(blockOffset + RegionLookupDecoder.requestIdEncodingOffset(), ORDER);
+                if (requestId <= 0)
+                {
+                    return fail("region request id must be positive");
+                }
+                position = readTopicName(position, end);
+                break;
+
+            case 22:
+                requestId = buffer.getLong(blockOffset + RegionInfoDecoder.requestIdEncodingOffset(), ORDER);
+                regionId = buffer.getInt(blockOffset + RegionInfoDecoder.regionIdEncodingOffset(), ORDER);
+                rkey = buffer.getInt(blockOffset + RegionInfoDecoder.rkeyEncodingOffset(), ORDER);
+                address = buffer.getLong(blockOffset + RegionInfoDecoder.addressEncodingOffset(), ORDER);
+                regionLength = buffer.getLong(blockOffset + RegionInfoDecoder.lengthEncodingOffset(), ORDER);
+                access = buffer.getByte(blockOffset + RegionInfoDecoder.accessEncodingOffset()) & 0xFF;
+                if (requestId <= 0 || regionId <= 0 || regionLength <= 0 || regionLength > Integer.MAX_VALUE ||
+                    access == 0 || (access & ~REGION_ACCESS_BITS) != 0)
+                {
+                    return fail("invalid REGION_INFO field");
+                }
+                position = readData(position, end);
+                if (position >= 0 && dataLength > MAX_TOPIC_LENGTH)
+                {
+                    return fail("region endpoint longer than " + MAX_TOPIC_LENGTH + " bytes");
+                }
+                break;
+
+            case 23:
+                requestId = buffer.getLong(blockOffset + RegionErrorDecoder.requestIdEncodingOffset(), ORDER);
+                errorCode = buffer.getByte(blockOffset + RegionErrorDecoder.codeEncodingOffset()) & 0xFF;
+                if (requestId <= 0 || errorCode < 1 || errorCode > MAX_REGION_ERROR)
+                {
+                    return fail("invalid REGION_ERROR field");
+                }
+                position = readData(position, end);
+                break;
+
+            case 24:
+                regionId = buffer.getInt(blockOffset + RegionRevokedDecoder.regionIdEncodingOffset(), ORDER);
+                if (regionId <= 0)
+                {
+                    return fail("region id must be positive");
+                }
+                break;
+
+            case 25:
+                requestId = buffer.getLong(blockOffset + RegionOpDecoder.requestIdEncodingOffset(), ORDER);
+                regionId = buffer.getInt(blockOffset + RegionOpDecoder.regionIdEncodingOffset(), ORDER);
+                rkey = buffer.getInt(blockOffset + RegionOpDecoder.rkeyEncodingOffset(), ORDER);
+                op = buffer.getByte(blockOffset + RegionOpDecoder.opEncodingOffset()) & 0xFF;
+                regionOffset = buffer.getLong(blockOffset + RegionOpDecoder.regionOffsetEncodingOffset(), ORDER);
+                opLength = buffer.getInt(blockOffset + RegionOpDecoder.lengthEncodingOffset(), ORDER);
+                compareAdd = buffer.getLong(blockOffset + RegionOpDecoder.compareAddEncodingOffset(), ORDER);
+                swap = buffer.getLong(blockOffset + RegionOpDecoder.swapEncodingOffset(), ORDER);
+                if (requestId <= 0 || regionId <= 0 || op < REGION_OP_READ || op > REGION_OP_FETCH_AND_ADD ||
+                    regionOffset < 0 || opLength <= 0)
+                {
+                    return fail("invalid REGION_OP field");
+                }
+                position = readData(position, end);
+                if (position >= 0 && !regionOpShapeValid())
+                {
+                    return fail("REGION_OP length does not fit its operation");
+                }
+                break;
+
+            case 26:
+                requestId = buffer.getLong(blockOffset + RegionOpResultDecoder.requestIdEncodingOffset(), ORDER);
+                value = buffer.getLong(blockOffset + RegionOpResultDecoder.valueEncodingOffset(), ORDER);
+                if (requestId <= 0)
+                {
+                    return fail("region request id must be positive");
+                }
+                position = readData(position, end);
+                break;
+
             default:
                 return fail("unknown frame type");
         }
@@ -316,6 +422,20 @@ public final class FrameReader
             return fail("negative stream id");
         }
         return true;
+    }
+
+    /** READ names a length and carries no data; WRITE carries exactly its length; atomics are 8 bytes, no data. */
+    private boolean regionOpShapeValid()
+    {
+        switch (op)
+        {
+            case REGION_OP_READ:
+                return dataLength == 0;
+            case REGION_OP_WRITE:
+                return dataLength == opLength;
+            default:
+                return opLength == Long.BYTES && dataLength == 0;
+        }
     }
 
     private int readMetadataAndData(final int position, final int end)
@@ -398,6 +518,12 @@ public final class FrameReader
             case 18: return TopicGapDecoder.BLOCK_LENGTH;
             case 19: return TopicHeartbeatDecoder.BLOCK_LENGTH;
             case 20: return TopicDetachDecoder.BLOCK_LENGTH;
+            case 21: return RegionLookupDecoder.BLOCK_LENGTH;
+            case 22: return RegionInfoDecoder.BLOCK_LENGTH;
+            case 23: return RegionErrorDecoder.BLOCK_LENGTH;
+            case 24: return RegionRevokedDecoder.BLOCK_LENGTH;
+            case 25: return RegionOpDecoder.BLOCK_LENGTH;
+            case 26: return RegionOpResultDecoder.BLOCK_LENGTH;
             default: return -1;
         }
     }
@@ -455,7 +581,7 @@ public final class FrameReader
         return requestN;
     }
 
-    /** @return the raw error code of an ERROR or CLOSE frame. */
+    /** @return the raw error code of an ERROR or CLOSE frame, or the region error code (1..7) of REGION_ERROR. */
     public int errorCode()
     {
         return errorCode;
@@ -590,5 +716,79 @@ public final class FrameReader
     public String text()
     {
         return buffer.getStringWithoutLengthUtf8(dataOffset, dataLength);
+    }
+
+    // ----------------------------------------------------------------------------------- region frames
+
+    /** @return the correlation id of REGION_LOOKUP, REGION_INFO, REGION_ERROR, REGION_OP, REGION_OP_RESULT (positive). */
+    public long requestId()
+    {
+        return requestId;
+    }
+
+    /** @return the region id of REGION_INFO, REGION_REVOKED and REGION_OP (positive). */
+    public int regionId()
+    {
+        return regionId;
+    }
+
+    /** @return the remote key of REGION_INFO and REGION_OP. */
+    public int rkey()
+    {
+        return rkey;
+    }
+
+    /** @return the region's address in the target's memory (REGION_INFO; meaningful over RDMA only). */
+    public long address()
+    {
+        return address;
+    }
+
+    /** @return the region's length of REGION_INFO (1 .. Integer.MAX_VALUE). */
+    public long regionLength()
+    {
+        return regionLength;
+    }
+
+    /** @return the access bits of REGION_INFO (non-empty subset of READ 1, WRITE 2, ATOMIC 4). */
+    public int access()
+    {
+        return access;
+    }
+
+    /** @return the operation of REGION_OP (1..4, see the REGION_OP_ constants). */
+    public int op()
+    {
+        return op;
+    }
+
+    /** @return the byte offset into the region of REGION_OP (not negative). */
+    public long regionOffset()
+    {
+        return regionOffset;
+    }
+
+    /** @return the length of REGION_OP: bytes to read or written, 8 for atomics (positive). */
+    public int opLength()
+    {
+        return opLength;
+    }
+
+    /** @return the compare value of a COMPARE_AND_SWAP or the delta of a FETCH_AND_ADD. */
+    public long compareAdd()
+    {
+        return compareAdd;
+    }
+
+    /** @return the new value of a COMPARE_AND_SWAP. */
+    public long swap()
+    {
+        return swap;
+    }
+
+    /** @return the previous value an atomic found, in REGION_OP_RESULT. */
+    public long value()
+    {
+        return value;
     }
 }

@@ -10,6 +10,12 @@ import io.rivulet.codec.wire.RequestFnfDecoder;
 import io.rivulet.codec.wire.RequestNDecoder;
 import io.rivulet.codec.wire.RequestResponseDecoder;
 import io.rivulet.codec.wire.RequestStreamDecoder;
+import io.rivulet.codec.wire.RegionErrorDecoder;
+import io.rivulet.codec.wire.RegionInfoDecoder;
+import io.rivulet.codec.wire.RegionLookupDecoder;
+import io.rivulet.codec.wire.RegionOpDecoder;
+import io.rivulet.codec.wire.RegionOpResultDecoder;
+import io.rivulet.codec.wire.RegionRevokedDecoder;
 import io.rivulet.codec.wire.SetupDecoder;
 import io.rivulet.codec.wire.SubscribeDecoder;
 import io.rivulet.codec.wire.TopicAttachDecoder;
@@ -52,6 +58,14 @@ public final class FrameType
     public static final int TOPIC_HEARTBEAT = TopicHeartbeatDecoder.TEMPLATE_ID;
     public static final int TOPIC_DETACH = TopicDetachDecoder.TEMPLATE_ID;
 
+    // One-sided remote memory: connection-level frames (no stream id), see the schema's region section.
+    public static final int REGION_LOOKUP = RegionLookupDecoder.TEMPLATE_ID;
+    public static final int REGION_INFO = RegionInfoDecoder.TEMPLATE_ID;
+    public static final int REGION_ERROR = RegionErrorDecoder.TEMPLATE_ID;
+    public static final int REGION_REVOKED = RegionRevokedDecoder.TEMPLATE_ID;
+    public static final int REGION_OP = RegionOpDecoder.TEMPLATE_ID;
+    public static final int REGION_OP_RESULT = RegionOpResultDecoder.TEMPLATE_ID;
+
     private FrameType()
     {
     }
@@ -86,6 +100,12 @@ public final class FrameType
             case 18: return "TOPIC_GAP";
             case 19: return "TOPIC_HEARTBEAT";
             case 20: return "TOPIC_DETACH";
+            case 21: return "REGION_LOOKUP";
+            case 22: return "REGION_INFO";
+            case 23: return "REGION_ERROR";
+            case 24: return "REGION_REVOKED";
+            case 25: return "REGION_OP";
+            case 26: return "REGION_OP_RESULT";
             default: return "UNKNOWN";
         }
     }
@@ -111,5 +131,11 @@ public final class FrameType
     public static boolean isTopic(final int templateId)
     {
         return templateId >= TOPIC_DATA && templateId <= TOPIC_DETACH;
+    }
+
+    /** @return true for the one-sided remote memory frames (REGION_LOOKUP .. REGION_OP_RESULT). */
+    public static boolean isRegion(final int templateId)
+    {
+        return templateId >= REGION_LOOKUP && templateId <= REGION_OP_RESULT;
     }
 }

@@ -12,6 +12,12 @@ import io.rivulet.codec.wire.RequestFnfEncoder;
 import io.rivulet.codec.wire.RequestNEncoder;
 import io.rivulet.codec.wire.RequestResponseEncoder;
 import io.rivulet.codec.wire.RequestStreamEncoder;
+import io.rivulet.codec.wire.RegionErrorEncoder;
+import io.rivulet.codec.wire.RegionInfoEncoder;
+import io.rivulet.codec.wire.RegionLookupEncoder;
+import io.rivulet.codec.wire.RegionOpEncoder;
+import io.rivulet.codec.wire.RegionOpResultEncoder;
+import io.rivulet.codec.wire.RegionRevokedEncoder;
 import io.rivulet.codec.wire.SetupEncoder;
 import io.rivulet.codec.wire.SubscribeEncoder;
 import io.rivulet.codec.wire.TopicAttachEncoder;
@@ -63,6 +69,12 @@ public final class FrameWriter
     private final TopicGapEncoder topicGap = new TopicGapEncoder();
     private final TopicHeartbeatEncoder topicHeartbeat = new TopicHeartbeatEncoder();
     private final TopicDetachEncoder topicDetach = new TopicDetachEncoder();
+    private final RegionLookupEncoder regionLookup = new RegionLookupEncoder();
+    private final RegionInfoEncoder regionInfo = new RegionInfoEncoder();
+    private final RegionErrorEncoder regionError = new RegionErrorEncoder();
+    private final RegionRevokedEncoder regionRevoked = new RegionRevokedEncoder();
+    private final RegionOpEncoder regionOp = new RegionOpEncoder();
+    private final RegionOpResultEncoder regionOpResult = new RegionOpResultEncoder();
 
     /**
      * Bytes of a TOPIC_DATA frame before its data: header, block and the data's length field. A publisher
@@ -489,5 +501,128 @@ public final class FrameWriter
     private static DirectBuffer orEmpty(final DirectBuffer buffer)
     {
         return buffer == null ? EMPTY : buffer;
+    }
+
+    // ----------------------------------------------------------------------------------- region frames
+
+    public static int regionLookupLength(final int nameLength)
+    {
+        return HEADER_LENGTH + RegionLookupEncoder.BLOCK_LENGTH + RegionLookupEncoder.nameHeaderLength() + nameLength;
+    }
+
+    public static int regionInfoLength(final int endpointLength)
+    {
+        return HEADER_LENGTH + RegionInfoEncoder.BLOCK_LENGTH + RegionInfoEncoder.endpointHeaderLength() + endpointLength;
+    }
+
+    public static int regionErrorLength(final int messageLength)
+    {
+        return HEADER_LENGTH + RegionErrorEncoder.BLOCK_LENGTH + RegionErrorEncoder.messageHeaderLength() + messageLength;
+    }
+
+    public static int regionRevokedLength()
+    {
+        return HEADER_LENGTH + RegionRevokedEncoder.BLOCK_LENGTH;
+    }
+
+    public static int regionOpLength(final int dataLength)
+    {
+        return HEADER_LENGTH + RegionOpEncoder.BLOCK_LENGTH + RegionOpEncoder.dataHeaderLength() + dataLength;
+    }
+
+    public static int regionOpResultLength(final int dataLength)
+    {
+        return HEADER_LENGTH + RegionOpResultEncoder.BLOCK_LENGTH + RegionOpResultEncoder.dataHeaderLength() + dataLength;
+    }
+
+    public int writeRegionLookup(final MutableDirectBuffer buffer, final int offset, final long requestId, final byte[] name)
+    {
+        regionLookup.wrapAndApplyHeader(buffer, offset, header).requestId(requestId).putName(name, 0, name.length);
+        return HEADER_LENGTH + regionLookup.encodedLength();
+    }
+
+    public int writeRegionInfo(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final long requestId,
+        final int regionId,
+        final int rkey,
+        final long address,
+        final long length,
+        final int access,
+        final byte[] endpoint)
+    {
+        regionInfo.wrapAndApplyHeader(buffer, offset, header).requestId(requestId).regionId(regionId).rkey(rkey)
+            .address(address).length(length).access((short)access).putEndpoint(endpoint, 0, endpoint.length);
+        return HEADER_LENGTH + regionInfo.encodedLength();
+    }
+
+    public int writeRegionError(
+        final MutableDirectBuffer buffer, final int offset, final long requestId, final int code, final byte[] message)
+    {
+        regionError.wrapAndApplyHeader(buffer, offset, header).requestId(requestId).code((short)code)
+            .putMessage(message, 0, message.length);
+        return HEADER_LENGTH + regionError.encodedLength();
+    }
+
+    public int writeRegionRevoked(final MutableDirectBuffer buffer, final int offset, final int regionId)
+    {
+        regionRevoked.wrapAndApplyHeader(buffer, offset, header).regionId(regionId);
+        return HEADER_LENGTH + regionRevoked.encodedLength();
+    }
+
+    /**
+     * Writes a REGION_OP; {@code data} (may be null) carries a WRITE's bytes.
+     */
+    public int writeRegionOp(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final long requestId,
+        final int regionId,
+        final int rkey,
+        final int op,
+        final long regionOffset,
+        final int length,
+        final long compareAdd,
+        final long swap,
+        final DirectBuffer data,
+        final int dataOffset,
+        final int dataLength)
+    {
+        regionOp.wrapAndApplyHeader(buffer, offset, header).requestId(requestId).regionId(regionId).rkey(rkey)
+            .op((short)op).regionOffset(regionOffset).length(length).compareAdd(compareAdd).swap(swap);
+        if (data == null)
+        {
+            regionOp.putData(EMPTY, 0, 0);
+        }
+        else
+        {
+            regionOp.putData(data, dataOffset, dataLength);
+        }
+        return HEADER_LENGTH + regionOp.encodedLength();
+    }
+
+    /**
+     * Writes a REGION_OP_RESULT; {@code data} (may be null) carries a READ's bytes.
+     */
+    public int writeRegionOpResult(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final long requestId,
+        final long value,
+        final DirectBuffer data,
+        final int dataOffset,
+        final int dataLength)
+    {
+        regionOpResult.wrapAndApplyHeader(buffer, offset, header).requestId(requestId).value(value);
+        if (data == null)
+        {
+            regionOpResult.putData(EMPTY, 0, 0);
+        }
+        else
+        {
+            regionOpResult.putData(data, dataOffset, dataLength);
+        }
+        return HEADER_LENGTH + regionOpResult.encodedLength();
     }
 }

@@ -1,5 +1,9 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.spi.ExposedMemory;
+import io.rivulet.spi.OneSidedPath;
+import io.rivulet.spi.OneSidedTransport;
+import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
@@ -27,7 +31,7 @@ import java.util.ArrayList;
  * <p>Not thread-safe: every method, and every method of the listeners and connectors it creates, is
  * for the one conductor thread that owns it; links follow {@link io.rivulet.spi.ReliableLink}'s split.
  */
-public final class RdmaTransportDriver implements TransportDriver
+public final class RdmaTransportDriver implements TransportDriver, OneSidedTransport
 {
     /** Connection requests a listener lets the connection manager queue. */
     public static final int LISTEN_BACKLOG = 1024;
@@ -42,6 +46,7 @@ public final class RdmaTransportDriver implements TransportDriver
     private final VerbsContext context;
     private final ProtectionDomain pd;
     private final MemoryPool memoryPool;
+    private final RdmaOneSided oneSided;
     private final String providerName;
     private final ArrayList<RdmaLinkListener> listeners = new ArrayList<>();
     private final ArrayList<RdmaLinkConnector> connectors = new ArrayList<>();
@@ -76,6 +81,7 @@ public final class RdmaTransportDriver implements TransportDriver
             throw ex;
         }
         this.pd = pd;
+        this.oneSided = new RdmaOneSided(context, pd, memoryPool);
     }
 
     /** @return the settings the driver's links honour. */
@@ -202,6 +208,7 @@ public final class RdmaTransportDriver implements TransportDriver
         {
             work += connectors.get(i).doWork();
         }
+        work += oneSided.doWork();
 
         return work;
     }
@@ -242,11 +249,56 @@ public final class RdmaTransportDriver implements TransportDriver
         listeners.clear();
         connectors.clear();
         links.clear();
+        oneSided.close();
 
         closeQuietly(memoryPool);
         closeQuietly(pd);
         closeQuietly(context);
         transport.onDriverClosed(this);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Each region is page-aligned memory registered on its own with exactly the remote access asked for (plus
+     * local write where ibverbs requires it for remote write and atomics); revoking deregisters it.
+     */
+    @Override
+    public ExposedMemory expose(final int length, final int access) throws IOException
+    {
+        return oneSided.expose(length, access);
+    }
+
+    @Override
+    public int maxOperationLength()
+    {
+        return RdmaOneSidedPath.SLOT_LENGTH;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A listener of its own on the link's local address, apart from the messaging listeners, so that the
+     * one-sided queue pairs peers open never reach the engine as connections.
+     */
+    @Override
+    public String oneSidedEndpoint(final ReliableLink link) throws IOException
+    {
+        ensureOpen();
+        return oneSided.endpoint(link);
+    }
+
+    @Override
+    public OneSidedPath openPath(final ReliableLink link, final String endpoint) throws IOException
+    {
+        ensureOpen();
+        return oneSided.openPath(endpoint);
+    }
+
+    /** @return peers' one-sided queue pairs open to this node now; conductor thread. */
+    public int oneSidedQueuePairs()
+    {
+        return oneSided.acceptedCount();
     }
 
     @Override

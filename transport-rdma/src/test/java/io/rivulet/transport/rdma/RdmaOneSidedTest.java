@@ -1,0 +1,185 @@
+package io.rivulet.transport.rdma;
+
+import io.rivulet.Connection;
+import io.rivulet.Message;
+import io.rivulet.Responder;
+import io.rivulet.Rivulet;
+import io.rivulet.region.ExposedRegion;
+import io.rivulet.region.RegionAccess;
+import io.rivulet.region.RegionAccessException;
+import io.rivulet.region.RemoteRegion;
+import io.rivulet.spi.ExposedMemory;
+import io.rivulet.spi.OneSidedTransport;
+import io.rivulet.transport.rdma.verbs.Access;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What one-sided access over RDMA adds to the remote region suite: registration with exactly the requested access,
+ * rkeys never handed out again after a revoke, a NIC refusal that costs one operation and one one-sided queue pair
+ * but never the messaging connection, and the soft provider's socket mode (as between processes).
+ */
+class RdmaOneSidedTest
+{
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception
+    {
+        for (int i = closeables.size() - 1; i >= 0; i--)
+        {
+            closeables.get(i).close();
+        }
+    }
+
+    @Test
+    void shouldRegisterExactlyTheRequestedAccessAndNeverReuseAnRkey() throws Exception
+    {
+        final RdmaTransportDriver driver = new RdmaTransport(RdmaTestSupport.provider()).open(RdmaTestSupport.SETTINGS);
+        closeables.add(driver);
+        assertThat(access(driver, OneSidedTransport.READ)).isEqualTo(Access.REMOTE_READ);
+        assertThat(access(driver, OneSidedTransport.WRITE)).isEqualTo(Access.REMOTE_WRITE | Access.LOCAL_WRITE);
+        assertThat(access(driver, OneSidedTransport.ATOMIC | OneSidedTransport.READ))
+            .isEqualTo(Access.REMOTE_ATOMIC | Access.REMOTE_READ | Access.LOCAL_WRITE);
+
+        final Set<Integer> rkeys = new HashSet<>();
+        for (int i = 0; i < 1_000; i++)
+        {
+            final ExposedMemory memory = driver.expose(64 + i, OneSidedTransport.READ);
+            assertThat(memory.buffer().capacity()).isEqualTo(64 + i);
+            assertThat(memory.address() % RdmaExposedMemory.ALIGNMENT).as("page aligned").isZero();
+            assertThat(rkeys.add(memory.rkey())).as("rkey %d handed out before", memory.rkey()).isTrue();
+            memory.close();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldCostOneOperationAndOneQueuePairButNeverTheConnectionWhenTheNicRefuses()
+    {
+        final RdmaTransport targetTransport = new RdmaTransport(RdmaTestSupport.provider());
+        final Rivulet target = launch(targetTransport);
+        final ExposedRegion exposed = target.exposeRegion("guarded", 1024, RegionAccess.READ, RegionAccess.WRITE);
+        exposed.buffer().putLong(0, 0x1122_3344_5566_7788L);
+        final String address = target.bind("127.0.0.1:0", Responder.builder()
+            .requestResponse(request -> Mono.just(Message.of("pong"))).build()).block(TIMEOUT).localAddress();
+        final Connection connection = launch(new RdmaTransport(RdmaTestSupport.provider())).connect(address).block(TIMEOUT);
+        final RemoteRegion region = connection.remoteRegion("guarded").block(TIMEOUT);
+        final RdmaTransportDriver targetDriver = targetTransport.drivers().get(0);
+        final long violationsBefore = RdmaTestSupport.device(targetDriver).remoteAccessViolations();
+
+        assertThat(region.read(0, 8).block(TIMEOUT).getLong(0)).isEqualTo(0x1122_3344_5566_7788L);
+        await("the target accepted the one-sided queue pair", () -> targetDriver.oneSidedQueuePairs() == 1);
+
+        // Valid writes in flight before and behind one refused write: the refused one fails; those behind it on the
+        // queue pair come back flushed, never executed, and are posted again on a new queue pair.
+        final RemoteRegion forged = connection.remoteRegion(region.descriptor().withRkey(region.descriptor().rkey() + 77));
+        final List<Mono<Void>> writes = new ArrayList<>();
+        for (int i = 1; i <= 40; i++)
+        {
+            writes.add(region.write(i * 8, new byte[] { (byte)i, 0, 0, 0, 0, 0, 0, 0 }));
+            if (i == 4)
+            {
+                writes.add(forged.write(512, new byte[8]));
+            }
+        }
+        final List<Throwable> failures = Flux.merge(Flux.fromIterable(writes)
+                .map(write -> write.then(Mono.<Throwable>empty()).onErrorResume(Mono::just)))
+            .collectList().block(TIMEOUT);
+        assertThat(failures).hasSize(1);
+        assertThat(failures.get(0)).isInstanceOf(RegionAccessException.class).hasMessageContaining("NIC refused");
+        assertThat(((RegionAccessException)failures.get(0)).reason()).isEqualTo(RegionAccessException.Reason.REMOTE_ACCESS);
+        for (int i = 1; i <= 40; i++)
+        {
+            assertThat(exposed.buffer().getByte(i * 8)).as("write %d landed", i).isEqualTo((byte)i);
+        }
+        assertThat(exposed.buffer().getLong(512)).as("the refused write left its target").isZero();
+        assertThat(RdmaTestSupport.device(targetDriver).remoteAccessViolations()).isGreaterThan(violationsBefore);
+
+        // The messaging connection never noticed; a new one-sided queue pair replaced the failed one.
+        assertThat(connection.isOpen()).isTrue();
+        assertThat(connection.requestResponse(Message.of("ping")).block(TIMEOUT).dataUtf8()).isEqualTo("pong");
+        assertThat(region.read(0, 8).block(TIMEOUT).getLong(0)).isEqualTo(0x1122_3344_5566_7788L);
+        await("the failed queue pair is closed, its replacement open", () -> targetDriver.oneSidedQueuePairs() == 1);
+        assertThat(target.counters().regionOpsEmulated.get()).isZero();
+        assertThat(target.counters().protocolErrors.get()).isZero();
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldWorkOverTheSoftProvidersSockets()
+    {
+        final Rivulet target = launch(new RdmaTransport(RdmaTestSupport.socketProvider()));
+        final ExposedRegion exposed = target.exposeRegion("over-sockets", 64 * 1024, RegionAccess.READ,
+            RegionAccess.WRITE, RegionAccess.ATOMIC);
+        final String address = target.bind("127.0.0.1:0", Responder.none()).block(TIMEOUT).localAddress();
+        final Rivulet requester = launch(new RdmaTransport(RdmaTestSupport.socketProvider()));
+        final RemoteRegion region = requester.connect(address).block(TIMEOUT).remoteRegion("over-sockets").block(TIMEOUT);
+        assertThat(region.isOneSided()).isTrue();
+
+        final byte[] bytes = new byte[30_000];
+        new java.util.SplittableRandom(3).nextBytes(bytes);
+        region.write(1000, bytes).block(TIMEOUT);
+        final byte[] local = new byte[bytes.length];
+        exposed.buffer().getBytes(1000, local);
+        assertThat(local).isEqualTo(bytes);
+        final byte[] read = new byte[bytes.length];
+        region.read(1000, bytes.length).block(TIMEOUT).getBytes(0, read);
+        assertThat(read).isEqualTo(bytes);
+        final long sum = Flux.range(0, 5_000).flatMap(i -> region.fetchAndAdd(0, 1), 16).count().block(TIMEOUT);
+        assertThat(sum).isEqualTo(5_000);
+        assertThat(exposed.buffer().getLongVolatile(0)).isEqualTo(5_000);
+        assertThat(target.counters().regionOpsEmulated.get()).isZero();
+        assertThat(requester.counters().regionOpsPosted.get()).isGreaterThanOrEqualTo(5_000 + 2);
+    }
+
+    private static int access(final RdmaTransportDriver driver, final int access) throws Exception
+    {
+        final RdmaExposedMemory memory = (RdmaExposedMemory)driver.expose(4096, access);
+        try
+        {
+            return memory.registeredAccess();
+        }
+        finally
+        {
+            memory.close();
+        }
+    }
+
+    private Rivulet launch(final RdmaTransport transport)
+    {
+        final Rivulet node = Rivulet.launch(new Rivulet.Context().transport(transport));
+        closeables.add(node);
+        return node;
+    }
+
+    private static void await(final String what, final BooleanSupplier condition)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+}

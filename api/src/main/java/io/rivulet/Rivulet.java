@@ -4,6 +4,7 @@ import io.rivulet.engine.Conductor;
 import io.rivulet.engine.EngineCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.protocol.datagram.DatagramSettings;
 import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
@@ -287,6 +288,7 @@ public final class Rivulet implements AutoCloseable
         private int topicWindow = size("rivulet.topicWindow", 2048);
         private long topicHeartbeatIntervalNs = duration("rivulet.topicHeartbeatInterval", TimeUnit.MILLISECONDS.toNanos(100));
         private long topicHeartbeatTimeoutNs = duration("rivulet.topicHeartbeatTimeout", TimeUnit.SECONDS.toNanos(1));
+        private DatagramSettings datagramSettings;
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private ThreadFactory threadFactory;
         private Consumer<Throwable> errorHandler;
@@ -477,6 +479,21 @@ public final class Rivulet implements AutoCloseable
             return topicHeartbeatTimeoutNs;
         }
 
+        /**
+         * Reliable-datagram (UD fan-out) protocol and Swift congestion control parameters; defaults from
+         * {@code rivulet.ud.*} properties (see {@link DatagramSettings}).
+         */
+        public Context datagramSettings(final DatagramSettings datagramSettings)
+        {
+            this.datagramSettings = datagramSettings;
+            return this;
+        }
+
+        public DatagramSettings datagramSettings()
+        {
+            return datagramSettings;
+        }
+
         /** Clock of the engine; tests inject their own. */
         public Context nanoClock(final NanoClock nanoClock)
         {
@@ -561,6 +578,14 @@ public final class Rivulet implements AutoCloseable
             require(topicWindow >= 2, "topicWindow must be at least 2: " + topicWindow);
             require(topicHeartbeatIntervalNs > 0, "topicHeartbeatInterval must be positive");
             require(topicHeartbeatTimeoutNs > topicHeartbeatIntervalNs, "topicHeartbeatTimeout must exceed topicHeartbeatInterval");
+            try
+            {
+                datagramSettings = (datagramSettings == null ? new DatagramSettings() : datagramSettings).validate();
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ConfigurationException(ex.getMessage());
+            }
             if (idleStrategy == null)
             {
                 idleStrategy = newIdleStrategy();

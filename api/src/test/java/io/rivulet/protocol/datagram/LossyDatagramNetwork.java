@@ -196,11 +196,11 @@ final class LossyDatagramNetwork
             {
                 reordered++;
             }
-            target.enqueue(index, buffer, offset, length, departNs + oneWayDelayNs + (late ? extra : 0));
+            target.enqueue(index, buffer, offset, length, departNs + oneWayDelayNs + (late ? extra : 0), !late);
             if (duplicateDraw < duplicate)
             {
                 duplicated++;
-                target.enqueue(index, buffer, offset, length, departNs + oneWayDelayNs + extra / 2);
+                target.enqueue(index, buffer, offset, length, departNs + oneWayDelayNs + extra / 2, false);
             }
             return true;
         }
@@ -261,7 +261,8 @@ final class LossyDatagramNetwork
         }
 
         private void enqueue(
-            final int from, final DirectBuffer buffer, final int offset, final int length, final long release)
+            final int from, final DirectBuffer buffer, final int offset, final int length, final long release,
+            final boolean onTime)
         {
             if (freeCount == 0)
             {
@@ -274,7 +275,8 @@ final class LossyDatagramNetwork
             this.length[slot] = length;
             releaseNs[slot] = release;
             order[slot] = nextOrder++;
-            if (release >= fifoLastReleaseNs)
+            // On-time datagrams arrive in release order: O(1). Late ones and copies go to the heap.
+            if (onTime && release >= fifoLastReleaseNs)
             {
                 fifoLastReleaseNs = release;
                 fifo[fifoTail++ % inboxCapacity] = slot;

@@ -102,9 +102,15 @@ class ReliableFanOutFaultTest
             network.nowNs += step;
             if ((++steps & 0xFFFF) == 0)
             {
-                assertTrue(System.nanoTime() - wallStartNs < WALL_LIMIT_NS, "wall-clock limit, at " + offered);
+                if (System.nanoTime() - wallStartNs >= WALL_LIMIT_NS)
+                {
+                    throw new AssertionError("wall-clock limit, at " + offered);
+                }
             }
-            assertTrue(network.nowNs < SIMULATED_LIMIT_NS, "simulated-time limit, at " + offered);
+            if (network.nowNs >= SIMULATED_LIMIT_NS)
+            {
+                throw new AssertionError("simulated-time limit, at " + offered);
+            }
         }
         final long wallMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - wallStartNs);
         final long cpuMs = TimeUnit.NANOSECONDS.toMillis(

@@ -129,7 +129,8 @@ public final class DatagramPublisher implements DatagramEndpoint.DatagramHandler
             return;
         }
         final ReliableSender sender = sendersBySession.get(DatagramHeader.sessionId(buffer, offset));
-        if (sender == null)
+        // When the endpoint knows the source, only the path's own subscriber may speak for it.
+        if (sender == null || (peer != DatagramEndpoint.UNKNOWN_PEER && peer != sender.peer()))
         {
             unknownSessions++;
             return;
@@ -194,7 +195,7 @@ public final class DatagramPublisher implements DatagramEndpoint.DatagramHandler
         return DatagramHeader.describe(lastError);
     }
 
-    /** @return ACKs or NAKs for no known path. */
+    /** @return ACKs or NAKs for no known path, or from a peer that is not the path's subscriber. */
     public long unknownSessions()
     {
         return unknownSessions;

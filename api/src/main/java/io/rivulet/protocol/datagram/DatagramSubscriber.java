@@ -101,7 +101,8 @@ public final class DatagramSubscriber implements DatagramEndpoint.DatagramHandle
             return;
         }
         final ReliableReceiver receiver = receiversBySession.get(DatagramHeader.sessionId(buffer, offset));
-        if (receiver == null)
+        // When the endpoint knows the source, only the path's own publisher may send its DATA.
+        if (receiver == null || (peer != DatagramEndpoint.UNKNOWN_PEER && peer != receiver.peer()))
         {
             unknownSessions++;
             return;
@@ -140,7 +141,7 @@ public final class DatagramSubscriber implements DatagramEndpoint.DatagramHandle
         return DatagramHeader.describe(lastError);
     }
 
-    /** @return DATA for no known path. */
+    /** @return DATA for no known path, or from a peer that is not the path's publisher. */
     public long unknownSessions()
     {
         return unknownSessions;

@@ -99,6 +99,11 @@ class DatagramPublisherTest
         attacker.send(0, junk, 0, DatagramHeader.DATA_HEADER_LENGTH);             // DATA to a publisher
         DatagramHeader.writeNak(junk, 0, 1, 0, 1);
         attacker.send(subscriberEndpoint.index, junk, 0, DatagramHeader.NAK_LENGTH); // NAK to a subscriber
+        DatagramHeader.writeAck(junk, 0, 1, 1_000_000, 0, 0, 0);
+        attacker.send(0, junk, 0, DatagramHeader.ACK_LENGTH);                     // spoofs the honest path's ACK
+        DatagramHeader.writeData(junk, 0, 0, 1, 0, 8, 1);
+        junk.putLong(DatagramHeader.DATA_HEADER_LENGTH, 666);
+        attacker.send(subscriberEndpoint.index, junk, 0, DatagramHeader.DATA_HEADER_LENGTH + 8); // spoofs DATA
 
         for (long i = 0; i < 50; i++)
         {
@@ -118,7 +123,8 @@ class DatagramPublisherTest
 
         assertTrue(publisher.malformedDatagrams() > 900, "malformed at the publisher: " + publisher.malformedDatagrams());
         assertTrue(subscriber.malformedDatagrams() > 900);
-        assertEquals(1, publisher.unknownSessions());
+        assertEquals(2, publisher.unknownSessions(), "unknown session, and the spoofed ACK from the wrong peer");
+        assertEquals(1, subscriber.unknownSessions(), "the spoofed DATA from the wrong peer");
         assertEquals(1, publisher.unexpectedDatagrams());
         assertTrue(subscriber.unexpectedDatagrams() >= 1);
         assertTrue(victim.isFailed(), "the path that lied fails");

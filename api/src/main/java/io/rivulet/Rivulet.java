@@ -9,6 +9,7 @@ import io.rivulet.region.ExposedRegion;
 import io.rivulet.region.RegionAccess;
 import io.rivulet.region.RegionRegistry;
 import io.rivulet.spi.OneSidedTransport;
+import io.rivulet.protocol.datagram.DatagramSettings;
 import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
@@ -348,6 +349,7 @@ public final class Rivulet implements AutoCloseable
         private int maxConnections = size("rivulet.maxConnections", ProtocolSettings.DEFAULT_MAX_CONNECTIONS);
         private String authToken = System.getProperty("rivulet.authToken");
         private Authenticator authenticator = tokensProperty();
+        private DatagramSettings datagramSettings;
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private ThreadFactory threadFactory;
         private Consumer<Throwable> errorHandler;
@@ -646,6 +648,21 @@ public final class Rivulet implements AutoCloseable
             return authToken == null ? new byte[0] : authToken.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         }
 
+        /**
+         * Reliable-datagram (UD fan-out) protocol and Swift congestion control parameters; defaults from
+         * {@code rivulet.ud.*} properties (see {@link DatagramSettings}).
+         */
+        public Context datagramSettings(final DatagramSettings datagramSettings)
+        {
+            this.datagramSettings = datagramSettings;
+            return this;
+        }
+
+        public DatagramSettings datagramSettings()
+        {
+            return datagramSettings;
+        }
+
         /** Clock of the engine; tests inject their own. */
         public Context nanoClock(final NanoClock nanoClock)
         {
@@ -738,6 +755,14 @@ public final class Rivulet implements AutoCloseable
             require(maxConnections >= 1, "maxConnections must be positive: " + maxConnections);
             require(authToken == null || authTokenBytes().length <= maxFrameLength - io.rivulet.codec.FrameWriter.setupLength(0, 0),
                 "authToken must fit one SETUP frame of maxFrameLength " + maxFrameLength);
+            try
+            {
+                datagramSettings = (datagramSettings == null ? new DatagramSettings() : datagramSettings).validate();
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ConfigurationException(ex.getMessage());
+            }
             if (idleStrategy == null)
             {
                 idleStrategy = newIdleStrategy();

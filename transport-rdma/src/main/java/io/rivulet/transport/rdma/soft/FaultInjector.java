@@ -6,7 +6,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.util.SplittableRandom;
 
 /**
- * Applies {@link SoftFaults} to datagrams on their way out of a device. NIC thread only.
+ * Applies {@link SoftFaults} to datagrams on their way out of a device, then its {@link BottleneckLink}.
+ * NIC thread only.
  *
  * <p>Each datagram draws four numbers (drop, duplicate, reorder, delay) whatever the configuration, so
  * the same seed and the same sequence of sends give the same faults.
@@ -16,7 +17,7 @@ final class FaultInjector
     private static final int HELD_CAPACITY = 64;
 
     private final SoftVerbsContext context;
-    private final DatagramPort port;
+    private final BottleneckLink link;
     private final int maxDatagram;
     private final UnsafeBuffer[] heldData = new UnsafeBuffer[HELD_CAPACITY];
     private final Object[] heldRoute = new Object[HELD_CAPACITY];
@@ -33,7 +34,7 @@ final class FaultInjector
     FaultInjector(final SoftVerbsContext context, final DatagramPort port, final int maxDatagram)
     {
         this.context = context;
-        this.port = port;
+        this.link = new BottleneckLink(context, port, maxDatagram);
         this.maxDatagram = maxDatagram;
     }
 
@@ -45,10 +46,11 @@ final class FaultInjector
         {
             faults = current;
             random = new SplittableRandom(current.seed());
+            link.configure(current);
         }
         if (!current.isActive())
         {
-            transmit(route, buffer, length);
+            link.send(route, buffer, length, nowNs);
             return;
         }
 
@@ -80,8 +82,8 @@ final class FaultInjector
             }
             else
             {
-                transmit(route, buffer, length);
-                releaseReordered();
+                link.send(route, buffer, length, nowNs);
+                releaseReordered(nowNs);
             }
         }
     }
@@ -89,11 +91,11 @@ final class FaultInjector
     /** Releases held datagrams whose time has come. */
     int doWork(final long nowNs, final SoftNic nic)
     {
+        int work = link.doWork(nowNs, nic);
         if (heldCount == 0)
         {
-            return 0;
+            return work;
         }
-        int work = 0;
         while (true)
         {
             int next = -1;
@@ -108,7 +110,7 @@ final class FaultInjector
             {
                 break;
             }
-            release(next);
+            release(next, nowNs);
             work++;
         }
         for (int i = 0; i < HELD_CAPACITY; i++)
@@ -118,7 +120,7 @@ final class FaultInjector
                 nic.deadline(heldReleaseNs[i]);
             }
         }
-        return work;
+        return work + link.doWork(nowNs, nic);
     }
 
     private boolean hold(
@@ -148,7 +150,7 @@ final class FaultInjector
         return true;
     }
 
-    private void releaseReordered()
+    private void releaseReordered(final long nowNs)
     {
         while (true)
         {
@@ -164,24 +166,16 @@ final class FaultInjector
             {
                 return;
             }
-            release(next);
+            release(next, nowNs);
         }
     }
 
-    private void release(final int slot)
+    private void release(final int slot, final long nowNs)
     {
-        transmit(heldRoute[slot], heldData[slot], heldLength[slot]);
+        link.send(heldRoute[slot], heldData[slot], heldLength[slot], nowNs);
         heldRoute[slot] = null;
         heldInUse[slot] = false;
         heldCount--;
-    }
-
-    private void transmit(final Object route, final UnsafeBuffer buffer, final int length)
-    {
-        if (!port.send(route, buffer, length))
-        {
-            context.onDatagramLost();
-        }
     }
 
     void clear()
@@ -192,5 +186,6 @@ final class FaultInjector
             heldRoute[i] = null;
         }
         heldCount = 0;
+        link.clear();
     }
 }

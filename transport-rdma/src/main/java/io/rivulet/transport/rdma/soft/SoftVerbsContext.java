@@ -73,6 +73,10 @@ public final class SoftVerbsContext implements VerbsContext
     private final AtomicLong faultDuplicates = new AtomicLong();
     private final AtomicLong faultReorders = new AtomicLong();
     private final AtomicLong faultDelays = new AtomicLong();
+    private final AtomicLong bottleneckDrops = new AtomicLong();
+    private final AtomicLong bottleneckDatagrams = new AtomicLong();
+    private final AtomicLong bottleneckQueueDelayNs = new AtomicLong();
+    private volatile long bottleneckMaxQueueDelayNs;
     private final AtomicLong remoteAccessViolations = new AtomicLong();
     private final AtomicLong protocolErrors = new AtomicLong();
     private final AtomicLong queuePairErrors = new AtomicLong();
@@ -348,6 +352,30 @@ public final class SoftVerbsContext implements VerbsContext
         return faultDelays.get();
     }
 
+    /** @return UD datagrams the bottleneck dropped because its queue was full. */
+    public long bottleneckDrops()
+    {
+        return bottleneckDrops.get();
+    }
+
+    /** @return UD datagrams that went through the bottleneck (queued or sent at once). */
+    public long bottleneckDatagrams()
+    {
+        return bottleneckDatagrams.get();
+    }
+
+    /** @return total time datagrams waited in the bottleneck queue for the link, in ns. */
+    public long bottleneckQueueDelayNs()
+    {
+        return bottleneckQueueDelayNs.get();
+    }
+
+    /** @return the longest wait in the bottleneck queue, in ns. */
+    public long bottleneckMaxQueueDelayNs()
+    {
+        return bottleneckMaxQueueDelayNs;
+    }
+
     /** @return remote requests refused for a bad rkey, bounds or permissions. */
     public long remoteAccessViolations()
     {
@@ -574,6 +602,22 @@ public final class SoftVerbsContext implements VerbsContext
     void onFaultDelay()
     {
         faultDelays.incrementAndGet();
+    }
+
+    void onBottleneckDrop()
+    {
+        bottleneckDrops.incrementAndGet();
+    }
+
+    /** NIC thread only (single writer of the maximum). */
+    void onBottleneckQueued(final long queueDelayNs)
+    {
+        bottleneckDatagrams.incrementAndGet();
+        bottleneckQueueDelayNs.addAndGet(queueDelayNs);
+        if (queueDelayNs > bottleneckMaxQueueDelayNs)
+        {
+            bottleneckMaxQueueDelayNs = queueDelayNs;
+        }
     }
 
     void onRemoteAccessViolation()

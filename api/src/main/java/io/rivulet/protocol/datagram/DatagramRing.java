@@ -1,0 +1,110 @@
+package io.rivulet.protocol.datagram;
+
+import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The publisher's message store: each message is written once, into a fixed slot that leaves room for
+ * a DATA header in front, and stays until every path has it acknowledged. Paths send and retransmit
+ * straight from the slot, rewriting the header in place (single thread), so fan-out copies nothing.
+ * Positions count messages from 0 and never wrap. Not thread-safe.
+ */
+public final class DatagramRing
+{
+    /** {@link #append} result: every slot still waits for some path's acknowledgement. */
+    public static final long BACK_PRESSURED = -1;
+
+    private final UnsafeBuffer buffer;
+    private final int slotLength;
+    private final int capacity;
+    private final int mask;
+    private final int maxPayload;
+    private long position;
+    private long releasedPosition;
+
+    /**
+     * @param capacity   messages, a power of two.
+     * @param maxPayload longest message.
+     */
+    public DatagramRing(final int capacity, final int maxPayload)
+    {
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.maxPayload = maxPayload;
+        this.slotLength = DatagramSettings.slotLength(maxPayload);
+        this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(capacity * slotLength, 64));
+    }
+
+    /**
+     * Copies a message into the next slot.
+     *
+     * @return its position, or {@link #BACK_PRESSURED} when the ring is full.
+     * @throws IllegalArgumentException when longer than the slot's payload.
+     */
+    public long append(final DirectBuffer source, final int offset, final int length)
+    {
+        if (length < 0 || length > maxPayload)
+        {
+            throw new IllegalArgumentException("message length " + length + " outside [0, " + maxPayload + "]");
+        }
+        if (position - releasedPosition >= capacity)
+        {
+            return BACK_PRESSURED;
+        }
+        final int slot = slotOffset(position);
+        buffer.putBytes(slot + DatagramHeader.DATA_HEADER_LENGTH, source, offset, length);
+        buffer.putInt(slot + DatagramHeader.PAYLOAD_LENGTH_OFFSET, length, DatagramHeader.ORDER);
+        return position++;
+    }
+
+    /** Frees every slot below {@code upTo} (what all paths acknowledged). */
+    public void release(final long upTo)
+    {
+        if (upTo > releasedPosition)
+        {
+            releasedPosition = Math.min(upTo, position);
+        }
+    }
+
+    /** @return the position the next message gets. */
+    public long position()
+    {
+        return position;
+    }
+
+    /** @return the lowest position still held. */
+    public long releasedPosition()
+    {
+        return releasedPosition;
+    }
+
+    /** @return free slots. */
+    public int remaining()
+    {
+        return capacity - (int)(position - releasedPosition);
+    }
+
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /** @return the slot holding a position: DATA header space, then the payload. */
+    public int slotOffset(final long position)
+    {
+        return (int)(position & mask) * slotLength;
+    }
+
+    /** @return the payload length of the message at a held position. */
+    public int payloadLength(final long position)
+    {
+        return buffer.getInt(slotOffset(position) + DatagramHeader.PAYLOAD_LENGTH_OFFSET, DatagramHeader.ORDER);
+    }
+
+    /** @return the ring's memory (header rewrites in place by one path at a time, same thread). */
+    public UnsafeBuffer buffer()
+    {
+        return buffer;
+    }
+}

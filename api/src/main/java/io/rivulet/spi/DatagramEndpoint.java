@@ -1,0 +1,72 @@
+package io.rivulet.spi;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * An unreliable, message-bounded endpoint that reaches many peers: a UD queue pair, later a UDP socket.
+ * Datagrams may be lost, duplicated or reordered; each arrives whole or not at all. Reliability on top
+ * of it lives once in {@code io.rivulet.protocol.datagram}, not in each transport.
+ *
+ * <p>Peers are named by small integer handles the endpoint hands out from {@link #resolve(String)}
+ * (on RDMA an address handle plus QP number and Q_Key; on UDP a socket address), so the data path
+ * passes an {@code int} and never allocates.
+ *
+ * <p>Threading: one thread (the agent that owns the reliable-datagram state) calls every method.
+ * No method blocks.
+ */
+public interface DatagramEndpoint extends AutoCloseable
+{
+    /** Receives one datagram; the buffer is valid only during the call. */
+    @FunctionalInterface
+    interface DatagramHandler
+    {
+        /**
+         * @param peer   handle of the sender when the endpoint knows it, else {@link #UNKNOWN_PEER}.
+         * @param buffer holding the datagram.
+         * @param offset of the datagram.
+         * @param length of the datagram, 1 to {@link #maxDatagramLength()}.
+         */
+        void onDatagram(int peer, DirectBuffer buffer, int offset, int length);
+    }
+
+    /** Peer handle reported for a datagram whose source is not a resolved peer. */
+    int UNKNOWN_PEER = -1;
+
+    /** @return the longest datagram {@link #send} accepts (the path MTU less transport headers). */
+    int maxDatagramLength();
+
+    /** @return the address peers pass to their {@link #resolve(String)} to reach this endpoint. */
+    String localAddress();
+
+    /**
+     * Resolves a peer's address to a handle (control plane; may allocate).
+     *
+     * @param address as the peer's {@link #localAddress()} reports it.
+     * @return a handle, zero or more, for {@link #send}.
+     * @throws IllegalArgumentException when the address cannot be parsed.
+     */
+    int resolve(String address);
+
+    /**
+     * Sends one datagram, copied before the call returns. Delivery is not guaranteed.
+     *
+     * @param peer   handle from {@link #resolve(String)}.
+     * @param buffer holding the datagram.
+     * @param offset of the datagram.
+     * @param length 1 to {@link #maxDatagramLength()}.
+     * @return false when the endpoint has no room now (nothing was sent): back-pressure, try later.
+     */
+    boolean send(int peer, DirectBuffer buffer, int offset, int length);
+
+    /**
+     * Delivers received datagrams to the handler.
+     *
+     * @param handler receives each datagram.
+     * @param limit   most datagrams delivered in this call.
+     * @return datagrams delivered.
+     */
+    int poll(DatagramHandler handler, int limit);
+
+    @Override
+    void close();
+}

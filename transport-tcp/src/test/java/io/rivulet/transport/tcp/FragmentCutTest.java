@@ -158,13 +158,18 @@ class FragmentCutTest
     /** A raw server: accepts the node's connection, reads SETUP and the request, sends 8 MiB of the reply, drops. */
     private Throwable cutReply(final ServerSocket rawServer, final String address, final boolean reset) throws Exception
     {
-        final Connection connection = clientNode.connect(address).block(TIMEOUT);
-        final Mono<Message> reply = connection.requestResponse(Message.of("big please")).cache();
-        reply.subscribe(message -> { }, error -> { });
+        // connect completes on the server's first frame after SETUP, so the raw server answers like a real one.
+        final java.util.concurrent.CompletableFuture<Connection> connecting = clientNode.connect(address).toFuture();
+        final Connection connection;
+        final Mono<Message> reply;
         try (Socket socket = rawServer.accept())
         {
             final DataInputStream in = new DataInputStream(socket.getInputStream());
             assertThat(readFrame(in).frameType()).isEqualTo(FrameType.SETUP);
+            send(socket.getOutputStream(), writer.writeKeepalive(scratch, 0, false, System.nanoTime()));
+            connection = connecting.get(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            reply = connection.requestResponse(Message.of("big please")).cache();
+            reply.subscribe(message -> { }, error -> { });
             final FrameReader request = readFrame(in);
             assertThat(request.frameType()).isEqualTo(FrameType.REQUEST_RESPONSE);
             sendFragments(socket.getOutputStream(), FrameType.PAYLOAD, request.streamId());

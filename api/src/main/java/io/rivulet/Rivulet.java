@@ -340,7 +340,7 @@ public final class Rivulet implements AutoCloseable
         private int frameLimit = size("rivulet.frameLimit", 64);
         private int topicWindow = size("rivulet.topicWindow", 2048);
         private long topicHeartbeatIntervalNs = duration("rivulet.topicHeartbeatInterval", TimeUnit.MILLISECONDS.toNanos(100));
-        private long topicHeartbeatTimeoutNs = duration("rivulet.topicHeartbeatTimeout", TimeUnit.SECONDS.toNanos(1));
+        private long topicHeartbeatTimeoutNs = duration("rivulet.topicHeartbeatTimeout", TimeUnit.SECONDS.toNanos(5));
         // Security and limits (README "Security").
         private long setupTimeoutNs = duration("rivulet.setupTimeout", ProtocolSettings.DEFAULT_SETUP_TIMEOUT_NS);
         private int maxStreams = size("rivulet.maxStreams", ProtocolSettings.DEFAULT_MAX_STREAMS);
@@ -527,7 +527,7 @@ public final class Rivulet implements AutoCloseable
 
         /**
          * Silence after which a topic subscriber presumes its publisher dead ({@code PublisherTimeoutException})
-         * and a publisher its subscriber ({@code rivulet.topicHeartbeatTimeout}, 1s). Must exceed the peer's interval.
+         * and a publisher its subscriber ({@code rivulet.topicHeartbeatTimeout}, 5s). Must exceed the peer's interval.
          */
         public Context topicHeartbeatTimeout(final long duration, final TimeUnit unit)
         {

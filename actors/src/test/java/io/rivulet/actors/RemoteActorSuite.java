@@ -36,7 +36,7 @@ public abstract class RemoteActorSuite
     /** Generous: the suite must pass on a loaded 2-core machine; a reply normally takes well under a millisecond. */
     static final Duration ASK_TIMEOUT = Duration.ofSeconds(30);
     /** Lateness allowed to timers and threads on a loaded machine when checking keepalive detection. */
-    static final long SCHEDULING_SLACK_MS = 1000;
+    static final long SCHEDULING_SLACK_MS = 3000;
 
     protected Rivulet nodeA;
     protected Rivulet nodeB;
@@ -556,7 +556,8 @@ public abstract class RemoteActorSuite
         {
             down.tell("lost " + i);
         }
-        assertThat(systemA.counters().deadLetters.get()).isGreaterThanOrEqualTo(1000);
+        // Tells to an unreachable node become dead letters on the engine's thread, shortly after tell returns.
+        Await.until("1000 tells became dead letters", () -> systemA.counters().deadLetters.get() >= 1000);
         assertThat(systemA.counters().channelsOpened.get() - channelsBefore)
             .as("channels opened for 1000 tells to a node that is down")
             .isLessThanOrEqualTo(1);

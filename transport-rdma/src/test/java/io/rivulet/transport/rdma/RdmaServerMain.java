@@ -43,7 +43,7 @@ public final class RdmaServerMain
             .threadingMode(ThreadingMode.SHARED)
             .maxMessageLength(32 * 1024 * 1024)
             .keepaliveInterval(100, TimeUnit.MILLISECONDS)
-            .keepaliveTimeout(1000, TimeUnit.MILLISECONDS)))
+            .keepaliveTimeout(3000, TimeUnit.MILLISECONDS)))
         {
             final Server server = node.bind("127.0.0.1:0", responder).block(Duration.ofSeconds(30));
             System.out.println("READY " + server.localAddress());

@@ -45,7 +45,7 @@ class RdmaTwoProcessTest
             .threadingMode(ThreadingMode.SHARED)
             .maxMessageLength(32 * 1024 * 1024)
             .keepaliveInterval(100, TimeUnit.MILLISECONDS)
-            .keepaliveTimeout(1000, TimeUnit.MILLISECONDS)))
+            .keepaliveTimeout(3000, TimeUnit.MILLISECONDS)))
         {
             final String address = awaitReady(child);
             final Connection connection = node.connect(address).block(TIMEOUT);

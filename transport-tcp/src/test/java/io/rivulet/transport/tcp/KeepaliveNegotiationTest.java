@@ -46,9 +46,9 @@ class KeepaliveNegotiationTest
     @Timeout(60)
     void shouldKeepIdleConnectionWhenServerTimeoutIsShorterThanClientInterval()
     {
-        final Rivulet serverNode = launch(100, 500);
+        final Rivulet serverNode = launch(200, 900);
         final Rivulet clientNode = launch(1000, 5000);
-        assertIdleConnectionSurvives(serverNode, clientNode, TimeUnit.MILLISECONDS.toNanos(1500));
+        assertIdleConnectionSurvives(serverNode, clientNode, TimeUnit.MILLISECONDS.toNanos(2500));
     }
 
     @Test
@@ -56,8 +56,8 @@ class KeepaliveNegotiationTest
     void shouldKeepIdleConnectionWhenClientTimeoutIsShorterThanServerInterval()
     {
         final Rivulet serverNode = launch(1000, 5000);
-        final Rivulet clientNode = launch(100, 500);
-        assertIdleConnectionSurvives(serverNode, clientNode, TimeUnit.MILLISECONDS.toNanos(1500));
+        final Rivulet clientNode = launch(200, 900);
+        assertIdleConnectionSurvives(serverNode, clientNode, TimeUnit.MILLISECONDS.toNanos(2500));
     }
 
     private void assertIdleConnectionSurvives(final Rivulet serverNode, final Rivulet clientNode, final long idleNs)

@@ -2,7 +2,9 @@ package io.rivulet.transport.rdma;
 
 import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.TransportDriver;
+import io.rivulet.counters.CounterTypes;
 import io.rivulet.spi.TransportSettings;
+import org.agrona.concurrent.status.AtomicCounter;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
@@ -48,6 +50,8 @@ public final class RdmaTransportDriver implements TransportDriver
     private final ArrayList<RdmaLink> links = new ArrayList<>();
     private long nowNs = System.nanoTime();
     private boolean closed;
+    private final AtomicCounter liveRegionsCounter;
+    private final AtomicCounter registeredBytesCounter;
 
     RdmaTransportDriver(
         final RdmaTransport transport,
@@ -63,16 +67,24 @@ public final class RdmaTransportDriver implements TransportDriver
         this.providerName = providerName;
         this.context = context;
         this.layout = LinkLayout.of(settings);
+        // Registered memory in the node file, for rivulet stat: levels, tagged with the provider.
+        this.liveRegionsCounter = settings.counters().newCounter(CounterTypes.RDMA_REGISTRATIONS, CounterTypes.NO_OWNER,
+            providerName, "rdma registered regions (" + providerName + ")");
+        this.registeredBytesCounter = settings.counters().newCounter(CounterTypes.RDMA_REGISTERED_BYTES,
+            CounterTypes.NO_OWNER, providerName, "rdma registered bytes (" + providerName + ")");
 
         ProtectionDomain pd = null;
         try
         {
             pd = context.allocateProtectionDomain();
-            memoryPool = new MemoryPool(pd, layout, maxLinks, linksPerSlab, userRegionLength);
+            memoryPool = new MemoryPool(pd, layout, maxLinks, linksPerSlab, userRegionLength,
+                liveRegionsCounter, registeredBytesCounter);
         }
         catch (final IOException | RuntimeException ex)
         {
             closeQuietly(pd);
+            liveRegionsCounter.close();
+            registeredBytesCounter.close();
             throw ex;
         }
         this.pd = pd;
@@ -244,6 +256,8 @@ public final class RdmaTransportDriver implements TransportDriver
         links.clear();
 
         closeQuietly(memoryPool);
+        liveRegionsCounter.close();
+        registeredBytesCounter.close();
         closeQuietly(pd);
         closeQuietly(context);
         transport.onDriverClosed(this);

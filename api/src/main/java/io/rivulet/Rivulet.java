@@ -596,7 +596,10 @@ public final class Rivulet implements AutoCloseable
             return maxCounters;
         }
 
-        /** Bytes of the distinct error log in the node file ({@code rivulet.errorLogLength}, 1 MiB; a deep stack trace takes several KiB). */
+        /**
+         * Bytes of the distinct error log in the node file ({@code rivulet.errorLogLength}, 1 MiB; a deep stack
+         * trace takes several KiB, and a full log keeps its old errors and drops new distinct ones).
+         */
         public Context errorLogLength(final int errorLogLength)
         {
             this.errorLogLength = errorLogLength;

@@ -85,7 +85,6 @@ final class StatCommand implements Callable<Integer>
 
     private int sample(final Path dir, final StatReport report, final StringBuilder text)
     {
-        final long nowMs = System.currentTimeMillis();
         final List<Path> files;
         try
         {
@@ -106,7 +105,8 @@ final class StatCommand implements Callable<Integer>
                 {
                     continue;
                 }
-                report.print(nodeFile, nowMs, text);
+                // Now, per node: a slow mapping on a loaded machine must not make a heartbeat look from the future.
+                report.print(nodeFile, System.currentTimeMillis(), text);
                 text.append('\n');
                 shown++;
             }

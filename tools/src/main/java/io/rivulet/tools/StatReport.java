@@ -47,7 +47,7 @@ final class StatReport
         if (alive)
         {
             out.append("alive, up ").append(seconds(nowMs - node.startTimeMs())).append(", heartbeat ")
-                .append(nowMs - heartbeat).append(" ms ago");
+                .append(Math.max(0, nowMs - heartbeat)).append(" ms ago");
         }
         else if (heartbeat == 0)
         {

@@ -369,6 +369,9 @@ public final class Conductor implements Agent, Executor
             connectionCounters, client, responder, this, errorHandler, now);
         LOG.debug("connection {} opened {} {} ({} -> {})", connectionId, client ? "to" : "from", link.remoteAddress(),
             link.localAddress(), link.remoteAddress());
+        // One line when a connection ends abnormally (lost, protocol violation, rejected), with its id; control plane.
+        connection.onClose().subscribe(null, error -> LOG.info("connection {} {} {} ended: {}", connectionId,
+            client ? "to" : "from", connection.remoteAddress(), error.toString()));
         if (topics != null)
         {
             connection.enableTopics(topics);

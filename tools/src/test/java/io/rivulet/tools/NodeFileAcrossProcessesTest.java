@@ -99,6 +99,32 @@ class NodeFileAcrossProcessesTest
         assertThat(NodeDirectory.list(directory)).as("node files are deleted on a clean close").isEmpty();
     }
 
+    @Test
+    void aFragmentedMessageCountsOnceButEveryFrameCounts() throws Exception
+    {
+        final java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
+        try (Rivulet server = Rivulet.launch(context("fragments-server").maxFrameLength(1024));
+             Rivulet client = Rivulet.launch(context("fragments-client").maxFrameLength(1024)))
+        {
+            final Server bound = server.bind("127.0.0.1:0", Responder.builder()
+                .fireAndForget(message -> Mono.fromRunnable(received::incrementAndGet)).build())
+                .block(Duration.ofSeconds(10));
+            final Connection connection = client.connect(bound.localAddress()).block(Duration.ofSeconds(10));
+            connection.fireAndForget(Message.of(new byte[100_000])).block(Duration.ofSeconds(10));
+            Await.until("the large message arrived", () -> received.get() == 1);
+
+            try (NodeFile clientFile = NodeFile.open(client.counters().nodeFile().file());
+                 NodeFile serverFile = NodeFile.open(server.counters().nodeFile().file()))
+            {
+                assertThat(clientFile.sum(CounterTypes.CONNECTION_MESSAGES_OUT)).isEqualTo(1);
+                assertThat(serverFile.sum(CounterTypes.CONNECTION_MESSAGES_IN)).isEqualTo(1);
+                assertThat(serverFile.sum(CounterTypes.CONNECTION_FRAMES_IN)).as("100,000 bytes in 1 KiB frames")
+                    .isGreaterThan(100);
+                assertThat(serverFile.sum(CounterTypes.CONNECTION_BYTES_IN)).isGreaterThan(100_000);
+            }
+        }
+    }
+
     private Rivulet.Context context(final String name)
     {
         return new Rivulet.Context().transport(Transports.tcp()).nodeName(name)

@@ -226,7 +226,7 @@ public final class Conductor implements Agent, Executor
                 {
                     final BoundServer server = new BoundServer(driver.listen(address), responder);
                     servers.add(server);
-                    LOG.info("listening on {} ({})", server.localAddress, driver.getClass().getSimpleName());
+                    LOG.debug("listening on {} ({})", server.localAddress, driver.getClass().getSimpleName());
                     result.tryEmitValue(server);
                 }
                 catch (final IOException | RuntimeException ex)

@@ -540,7 +540,8 @@ public final class Rivulet implements AutoCloseable
         }
 
         /**
-         * Directory of node files ({@code rivulet.countersDir}, default {@code <java.io.tmpdir>/rivulet-<user>}):
+         * Directory of node files ({@code rivulet.countersDir}, default {@code /dev/shm/rivulet-<user>}, or under
+         * {@code java.io.tmpdir} where there is no {@code /dev/shm}):
          * the node maps {@code <nodeName>-<pid>.rivulet} there, which {@code rivulet stat} reads.
          */
         public Context countersDirectory(final String countersDirectory)

@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where node files live: by default {@code <java.io.tmpdir>/rivulet-<user>/}, one {@code <node>-<pid>.rivulet}
- * file per running node. Tools list the directory to find nodes; a node cleans up the files of dead processes
+ * Where node files live: by default {@code /dev/shm/rivulet-<user>/} (else {@code <java.io.tmpdir>/rivulet-<user>/}),
+ * one {@code <node>-<pid>.rivulet} file per running node. Tools list the directory to find nodes; a node cleans up the files of dead processes
  * there when it starts.
  */
 public final class NodeDirectory
@@ -19,11 +19,21 @@ public final class NodeDirectory
     {
     }
 
-    /** @return the default directory, {@code <java.io.tmpdir>/rivulet-<user.name>}. */
+    /** Linux's shared-memory file system: mapped files there never wait on disk writeback. */
+    private static final Path SHARED_MEMORY = Paths.get("/dev/shm");
+
+    /**
+     * The default directory: {@code /dev/shm/rivulet-<user.name>} where {@code /dev/shm} exists (Linux), else
+     * {@code <java.io.tmpdir>/rivulet-<user.name>}. Like Aeron's default, it keeps the node file in memory: a
+     * counter store into a file-backed mapping on a disk can stall while the kernel writes the page back, which
+     * on a loaded machine stalled the conductor for over a second.
+     */
     public static Path defaultDirectory()
     {
         final String user = System.getProperty("user.name", "default").replaceAll("[^A-Za-z0-9._-]", "_");
-        return Paths.get(System.getProperty("java.io.tmpdir"), "rivulet-" + user);
+        final Path base = Files.isDirectory(SHARED_MEMORY) && Files.isWritable(SHARED_MEMORY) ? SHARED_MEMORY :
+            Paths.get(System.getProperty("java.io.tmpdir"));
+        return base.resolve("rivulet-" + user);
     }
 
     /**

@@ -17,7 +17,7 @@ final class NodeOptions
     String nodeName;
 
     @Option(names = "--counters-dir", paramLabel = "DIR",
-        description = "where the node file goes (default: rivulet.countersDir, else ${java.io.tmpdir}/rivulet-<user>)")
+        description = "where the node file goes (default: rivulet.countersDir, else /dev/shm/rivulet-<user>, or under java.io.tmpdir)")
     String countersDirectory;
 
     /** @return a context for a node with these options; other settings come from rivulet.* properties. */

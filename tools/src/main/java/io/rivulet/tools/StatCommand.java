@@ -25,7 +25,7 @@ final class StatCommand implements Callable<Integer>
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--dir", paramLabel = "DIR",
-        description = "directory of node files (default: rivulet.countersDir, else ${java.io.tmpdir}/rivulet-<user>)")
+        description = "directory of node files (default: rivulet.countersDir, else /dev/shm/rivulet-<user>, or under java.io.tmpdir)")
     Path directory;
 
     @Option(names = "--node", paramLabel = "NAME",

@@ -1,5 +1,7 @@
 package io.rivulet;
 
+import io.rivulet.counters.NodeDirectory;
+import io.rivulet.counters.NodeFileWriter;
 import io.rivulet.engine.Conductor;
 import io.rivulet.engine.EngineCounters;
 import io.rivulet.engine.Sender;
@@ -35,6 +37,9 @@ import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -60,7 +65,7 @@ import java.util.function.Consumer;
 public final class Rivulet implements AutoCloseable
 {
     private final Context context;
-    private final EngineCounters counters = new EngineCounters();
+    private final EngineCounters counters;
     private final Conductor conductor;
     private final Sender sender;
     private final TopicRegistry topics;
@@ -72,20 +77,22 @@ public final class Rivulet implements AutoCloseable
     private Rivulet(final Context context)
     {
         this.context = context;
+        counters = new EngineCounters(openNodeFile(context));
         final TransportDriver driver;
         try
         {
             driver = context.transport().open(new TransportSettings(context.maxFrameLength(),
-                context.linkBufferLength(), context.linkBufferLength(), 0, 0));
+                context.linkBufferLength(), context.linkBufferLength(), 0, 0, counters.factory()));
         }
-        catch (final IOException ex)
+        catch (final IOException | RuntimeException ex)
         {
+            counters.close();
             throw new RivuletException("cannot open the " + context.transport().name() + " transport: " +
                 ex.getMessage(), ex);
         }
         final Consumer<Throwable> errorHandler = error ->
         {
-            counters.errors.increment();
+            counters.onError(error);
             context.errorHandler().accept(error);
         };
         sender = new Sender(counters);
@@ -96,6 +103,7 @@ public final class Rivulet implements AutoCloseable
         final TopicSender topicSender = new TopicSender(context.nanoClock(), context.topicSettings(), counters.framesSent,
             counters.bytesSent);
         topics = new TopicRegistry(conductor, topicSender, context.topicSettings());
+        topics.counters(counters.factory());
         conductor.topics(topics);
         conductor.security(context.authenticator(), context.authTokenBytes());
         // One-sided remote memory: one-sided on transports that can (RDMA), emulated by the engine otherwise.
@@ -108,24 +116,50 @@ public final class Rivulet implements AutoCloseable
         {
             case DEDICATED:
                 runners = new AgentRunner[]{
-                    new AgentRunner(context.idleStrategy(), agentErrors, counters.errors, conductor),
-                    new AgentRunner(context.newIdleStrategy(), agentErrors, counters.errors,
+                    new AgentRunner(context.idleStrategy(), agentErrors, null, conductor),
+                    new AgentRunner(context.newIdleStrategy(), agentErrors, null,
                         new CompositeAgent(topicSender, sender))};
                 invoker = null;
                 break;
             case SHARED:
-                runners = new AgentRunner[]{new AgentRunner(context.idleStrategy(), agentErrors, counters.errors,
+                runners = new AgentRunner[]{new AgentRunner(context.idleStrategy(), agentErrors, null,
                     new CompositeAgent(conductor, topicSender, sender))};
                 invoker = null;
                 break;
             default:
                 runners = new AgentRunner[0];
-                invoker = new AgentInvoker(agentErrors, counters.errors, new CompositeAgent(conductor, topicSender, sender));
+                invoker = new AgentInvoker(agentErrors, null, new CompositeAgent(conductor, topicSender, sender));
                 invoker.start();
         }
         for (final AgentRunner runner : runners)
         {
             AgentRunner.startOnThread(runner, context.threadFactory());
+        }
+    }
+
+    private static NodeFileWriter openNodeFile(final Context context)
+    {
+        final int maxCounters = context.maxCounters();
+        final int errorLogLength = context.errorLogLength();
+        if (!context.countersFile())
+        {
+            return NodeFileWriter.inMemory(context.nodeName(), maxCounters, errorLogLength);
+        }
+        final Path directory = Paths.get(context.countersDirectory());
+        NodeDirectory.deleteStale(directory);
+        try
+        {
+            return NodeFileWriter.create(NodeDirectory.fileFor(directory, context.nodeName()), context.nodeName(),
+                maxCounters, errorLogLength, context.deleteCountersOnClose());
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new ConfigurationException("rivulet.nodeName: " + ex.getMessage());
+        }
+        catch (final IOException ex)
+        {
+            throw new ConfigurationException("rivulet.countersDir: cannot create the node file in " + directory + ": " +
+                ex.getMessage() + " (set rivulet.countersFile=false to keep counters in memory)");
         }
     }
 
@@ -269,7 +303,7 @@ public final class Rivulet implements AutoCloseable
         return invoker.invoke();
     }
 
-    /** @return the node's counters. */
+    /** @return the node's counters; their node file is {@code counters().nodeFile().file()}. */
     public EngineCounters counters()
     {
         return counters;
@@ -315,6 +349,7 @@ public final class Rivulet implements AutoCloseable
         {
             runner.close();
         }
+        counters.close();
     }
 
     /**
@@ -325,6 +360,10 @@ public final class Rivulet implements AutoCloseable
      */
     public static final class Context
     {
+        private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Rivulet.class);
+        /** Numbers default node names in this process. */
+        private static final AtomicInteger NODE_NUMBERS = new AtomicInteger();
+
         private Transport transport;
         private ThreadingMode threadingMode = threadingModeProperty();
         private String idleStrategyName = System.getProperty("rivulet.idleStrategy", "backoff");
@@ -350,6 +389,14 @@ public final class Rivulet implements AutoCloseable
         private String authToken = System.getProperty("rivulet.authToken");
         private Authenticator authenticator = tokensProperty();
         private DatagramSettings datagramSettings;
+        private String nodeName = System.getProperty("rivulet.nodeName");
+        private String countersDirectory = System.getProperty("rivulet.countersDir",
+            NodeDirectory.defaultDirectory().toString());
+        private boolean countersFile = Boolean.parseBoolean(System.getProperty("rivulet.countersFile", "true"));
+        private boolean deleteCountersOnClose =
+            Boolean.parseBoolean(System.getProperty("rivulet.countersDeleteOnClose", "true"));
+        private int maxCounters = size("rivulet.maxCounters", 1024);
+        private int errorLogLength = size("rivulet.errorLogLength", 1024 * 1024);
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private ThreadFactory threadFactory;
         private Consumer<Throwable> errorHandler;
@@ -663,6 +710,94 @@ public final class Rivulet implements AutoCloseable
             return datagramSettings;
         }
 
+        /**
+         * The node's name in its node file and in tools ({@code rivulet.nodeName}); default {@code node-<n>}, n
+         * counting the nodes this process launched. Two live nodes of one process cannot share a name.
+         */
+        public Context nodeName(final String nodeName)
+        {
+            this.nodeName = nodeName;
+            return this;
+        }
+
+        public String nodeName()
+        {
+            return nodeName;
+        }
+
+        /**
+         * Directory of node files ({@code rivulet.countersDir}, default {@code /dev/shm/rivulet-<user>}, or under
+         * {@code java.io.tmpdir} where there is no {@code /dev/shm}):
+         * the node maps {@code <nodeName>-<pid>.rivulet} there, which {@code rivulet stat} reads.
+         */
+        public Context countersDirectory(final String countersDirectory)
+        {
+            this.countersDirectory = countersDirectory;
+            return this;
+        }
+
+        public String countersDirectory()
+        {
+            return countersDirectory;
+        }
+
+        /**
+         * Whether counters and the error log live in a memory-mapped node file that other processes can read
+         * ({@code rivulet.countersFile}, true) or only in this process's memory (false).
+         */
+        public Context countersFile(final boolean countersFile)
+        {
+            this.countersFile = countersFile;
+            return this;
+        }
+
+        public boolean countersFile()
+        {
+            return countersFile;
+        }
+
+        /** Whether a clean close deletes the node file ({@code rivulet.countersDeleteOnClose}, true). */
+        public Context deleteCountersOnClose(final boolean deleteCountersOnClose)
+        {
+            this.deleteCountersOnClose = deleteCountersOnClose;
+            return this;
+        }
+
+        public boolean deleteCountersOnClose()
+        {
+            return deleteCountersOnClose;
+        }
+
+        /**
+         * Counter slots in the node file ({@code rivulet.maxCounters}, 1024): 640 bytes each; a connection takes
+         * 8, a publication 4.
+         */
+        public Context maxCounters(final int maxCounters)
+        {
+            this.maxCounters = maxCounters;
+            return this;
+        }
+
+        public int maxCounters()
+        {
+            return maxCounters;
+        }
+
+        /**
+         * Bytes of the distinct error log in the node file ({@code rivulet.errorLogLength}, 1 MiB; a deep stack
+         * trace takes several KiB, and a full log keeps its old errors and drops new distinct ones).
+         */
+        public Context errorLogLength(final int errorLogLength)
+        {
+            this.errorLogLength = errorLogLength;
+            return this;
+        }
+
+        public int errorLogLength()
+        {
+            return errorLogLength;
+        }
+
         /** Clock of the engine; tests inject their own. */
         public Context nanoClock(final NanoClock nanoClock)
         {
@@ -687,7 +822,10 @@ public final class Rivulet implements AutoCloseable
             return threadFactory;
         }
 
-        /** Receives errors that have no subscriber to go to; default: printed to standard error. */
+        /**
+         * Receives errors that have no subscriber to go to; default: one SLF4J WARN line each (every error is also
+         * counted by type and kept in the node file's distinct error log).
+         */
         public Context errorHandler(final Consumer<Throwable> errorHandler)
         {
             this.errorHandler = errorHandler;
@@ -763,6 +901,14 @@ public final class Rivulet implements AutoCloseable
             {
                 throw new ConfigurationException(ex.getMessage());
             }
+            require(maxCounters >= 64 && maxCounters <= 1 << 20, "maxCounters must be within [64, 1M]: " + maxCounters);
+            require(errorLogLength >= 4096 && errorLogLength <= 64 * 1024 * 1024,
+                "errorLogLength must be within [4 KiB, 64 MiB]: " + errorLogLength);
+            if (nodeName == null || nodeName.isBlank())
+            {
+                nodeName = "node-" + NODE_NUMBERS.incrementAndGet();
+            }
+            require(countersDirectory != null && !countersDirectory.isBlank(), "countersDirectory must be set");
             if (idleStrategy == null)
             {
                 idleStrategy = newIdleStrategy();
@@ -778,7 +924,8 @@ public final class Rivulet implements AutoCloseable
             }
             if (errorHandler == null)
             {
-                errorHandler = error -> System.err.println("rivulet: " + error);
+                // The stack trace goes to the node file's error log (rivulet stat), not to every log line.
+                errorHandler = error -> LOG.warn("rivulet node {}: {}", nodeName, error.toString());
             }
             concluded = true;
             return this;

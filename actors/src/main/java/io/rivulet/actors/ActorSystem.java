@@ -85,7 +85,7 @@ public final class ActorSystem implements AutoCloseable
     static final int MAX_BATCH_ENTRIES = 1024;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._~-]{0,127}");
-    private static final System.Logger LOGGER = System.getLogger(ActorSystem.class.getName());
+    private static final org.slf4j.Logger LOGGER = org.slf4j.LoggerFactory.getLogger(ActorSystem.class);
     private static final AtomicInteger SYSTEM_IDS = new AtomicInteger();
 
     private final Rivulet node;
@@ -793,7 +793,7 @@ public final class ActorSystem implements AutoCloseable
 
     private static void log(final Throwable error)
     {
-        LOGGER.log(System.Logger.Level.WARNING, error.getMessage(), error);
+        LOGGER.warn("{}", error.getMessage(), error);
     }
 
     /**
@@ -945,7 +945,7 @@ public final class ActorSystem implements AutoCloseable
 
         /**
          * Receives failures of behaviours (as {@link ActorFailedException}s with the supervisor's decision) and
-         * other errors without a caller; default: logged at WARNING with {@link System.Logger}.
+         * other errors without a caller; default: logged at WARN through SLF4J.
          */
         public Context errorHandler(final Consumer<Throwable> errorHandler)
         {

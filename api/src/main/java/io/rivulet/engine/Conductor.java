@@ -5,6 +5,7 @@ import io.rivulet.LimitExceededException;
 import io.rivulet.Responder;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
+import io.rivulet.protocol.ConnectionCounters;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
@@ -20,6 +21,8 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.DeadlineTimerWheel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -39,6 +42,9 @@ import java.util.function.Consumer;
 public final class Conductor implements Agent, Executor
 {
     private static final int COMMANDS_PER_CYCLE = 256;
+    /** How often the node file's heartbeat is refreshed; readers call a node dead after several missed beats. */
+    private static final long HEARTBEAT_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final Logger LOG = LoggerFactory.getLogger(Conductor.class);
 
     private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
     private final TransportDriver driver;
@@ -56,6 +62,7 @@ public final class Conductor implements Agent, Executor
     private final ArrayList<BoundServer> servers = new ArrayList<>();
     private final ArrayList<PendingConnect> connects = new ArrayList<>();
     private long nowNs;
+    private long lastHeartbeatNs;
     private volatile boolean shutdownRequested;
     private volatile boolean quiescent;
     private long shutdownDeadlineNs;
@@ -89,6 +96,7 @@ public final class Conductor implements Agent, Executor
         this.counters = counters;
         this.errorHandler = errorHandler;
         this.nowNs = clock.nanoTime();
+        this.lastHeartbeatNs = nowNs;
         // Ticks of 2^20 ns (about 1 ms): keepalive needs no finer resolution.
         this.timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, nowNs, 1 << 20, 1024);
     }
@@ -135,6 +143,15 @@ public final class Conductor implements Agent, Executor
     {
         final long now = clock.nanoTime();
         nowNs = now;
+        if (now - lastHeartbeatNs >= HEARTBEAT_INTERVAL_NS)
+        {
+            lastHeartbeatNs = now;
+            counters.heartbeat(System.currentTimeMillis());
+            if (topics != null)
+            {
+                topics.sampleCounters();
+            }
+        }
         int work = runCommands();
         work += driver.doWork(now);
         work += acceptLinks(now);
@@ -147,6 +164,8 @@ public final class Conductor implements Agent, Executor
             {
                 connections.remove(i);
                 cancelKeepalive(connection);
+                connection.counters().close();
+                LOG.debug("connection {} to {} finished", connection.connectionId(), connection.remoteAddress());
             }
             else if (connection.takeKeepaliveChanged())
             {
@@ -189,6 +208,7 @@ public final class Conductor implements Agent, Executor
             final ProtocolConnection connection = connections.get(i);
             connection.abort();
             connection.link().close();
+            connection.counters().close();
         }
         driver.close();
         quiescent = true;
@@ -245,6 +265,7 @@ public final class Conductor implements Agent, Executor
                 {
                     final BoundServer server = new BoundServer(driver.listen(address), responder);
                     servers.add(server);
+                    LOG.debug("listening on {} ({})", server.localAddress, driver.getClass().getSimpleName());
                     result.tryEmitValue(server);
                 }
                 catch (final IOException | RuntimeException ex)
@@ -350,6 +371,7 @@ public final class Conductor implements Agent, Executor
             }
             catch (final IOException ex)
             {
+                LOG.warn("listener {} failed: {}", server.localAddress, ex.toString());
                 errorHandler.accept(new RivuletException("listener " + server.localAddress + " failed", ex));
                 server.closeNow();
                 servers.remove(i);
@@ -409,9 +431,17 @@ public final class Conductor implements Agent, Executor
     private ProtocolConnection startConnection(
         final ReliableLink link, final boolean client, final Responder responder, final long now)
     {
-        final Outbound outbound = new Outbound(outboundRingLength, settings.maxFrameLength(), counters.backPressureEvents);
+        final long connectionId = counters.nextConnectionId();
+        final ConnectionCounters connectionCounters = counters.connectionCounters(connectionId, link.remoteAddress());
+        final Outbound outbound = new Outbound(outboundRingLength, settings.maxFrameLength(),
+            connectionCounters.backPressure());
         final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings,
-            counters.connectionCounters(), client, responder, this, errorHandler, now);
+            connectionCounters, client, responder, this, errorHandler, now);
+        LOG.debug("connection {} opened {} {} ({} -> {})", connectionId, client ? "to" : "from", link.remoteAddress(),
+            link.localAddress(), link.remoteAddress());
+        // One line when a connection ends abnormally (lost, protocol violation, rejected), with its id; control plane.
+        connection.onClose().subscribe(null, error -> LOG.info("connection {} {} {} ended: {}", connectionId,
+            client ? "to" : "from", connection.remoteAddress(), error.toString()));
         if (topics != null)
         {
             connection.enableTopics(topics);

@@ -1,82 +1,219 @@
 package io.rivulet.engine;
 
+import io.rivulet.counters.CounterFactory;
+import io.rivulet.counters.CounterTypes;
+import io.rivulet.counters.NodeFileWriter;
 import io.rivulet.protocol.ConnectionCounters;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
-import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.CountersReader;
 
-import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The node's counters, kept in an Agrona {@link CountersManager} so that they can later be mapped to
- * a file and read from outside the process, like Aeron's. Incrementing is allocation-free.
+ * The node's counters, kept in the Agrona counters region of the node file ({@link NodeFileWriter}) so that
+ * tools read them from outside the process: node-wide totals here, per-connection sets from
+ * {@link #connectionCounters(long, String)}, errors by exception type from {@link #onError(Throwable)}.
+ * Incrementing is allocation-free.
  *
  * <p>Thread-safe for reading; each counter has the writers named in its javadoc.
  */
-public final class EngineCounters
+public final class EngineCounters implements AutoCloseable
 {
-    private static final int MAX_COUNTERS = 64;
+    /** Distinct exception types that get a counter of their own; later ones count under "other". */
+    private static final int MAX_ERROR_TYPES = 32;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EngineCounters.class);
 
-    private final CountersManager manager = new CountersManager(
-        new UnsafeBuffer(ByteBuffer.allocateDirect(MAX_COUNTERS * CountersReader.METADATA_LENGTH)),
-        new UnsafeBuffer(ByteBuffer.allocateDirect(MAX_COUNTERS * CountersReader.COUNTER_LENGTH)));
+    private final NodeFileWriter nodeFile;
+    private final ConcurrentHashMap<String, AtomicCounter> errorsByType = new ConcurrentHashMap<>();
+    private final AtomicLong nextConnectionId = new AtomicLong(1);
+    private volatile boolean warnedFull;
 
     /** Frames written to links (sender). */
-    public final AtomicCounter framesSent = manager.newCounter("frames sent");
+    public final AtomicCounter framesSent;
     /** Bytes of frames written to links (sender). */
-    public final AtomicCounter bytesSent = manager.newCounter("bytes sent");
+    public final AtomicCounter bytesSent;
     /** Frames read from links (conductor). */
-    public final AtomicCounter framesReceived = manager.newCounter("frames received");
+    public final AtomicCounter framesReceived;
     /** Bytes of frames read from links (conductor). */
-    public final AtomicCounter bytesReceived = manager.newCounter("bytes received");
+    public final AtomicCounter bytesReceived;
     /** Fire-and-forget messages handed to a responder (conductor). */
-    public final AtomicCounter messagesReceived = manager.newCounter("fire-and-forget messages received");
+    public final AtomicCounter messagesReceived;
     /** Times a producer used up the credits its peer had granted (producer threads). */
-    public final AtomicCounter creditStalls = manager.newCounter("credit stalls");
+    public final AtomicCounter creditStalls;
     /** Writes that found an outbound ring full (any thread). */
-    public final AtomicCounter backPressureEvents = manager.newCounter("back-pressure events");
+    public final AtomicCounter backPressureEvents;
     /** Connections closed for a protocol violation or rejected set-up (conductor). */
-    public final AtomicCounter protocolErrors = manager.newCounter("protocol errors");
+    public final AtomicCounter protocolErrors;
     /** Connections lost to I/O errors or keepalive timeouts (conductor). */
-    public final AtomicCounter connectionsLost = manager.newCounter("connections lost");
+    public final AtomicCounter connectionsLost;
     /** Connections opened, either side (conductor). */
-    public final AtomicCounter connectionsOpened = manager.newCounter("connections opened");
+    public final AtomicCounter connectionsOpened;
     /** Connections fully closed, either side (conductor). */
-    public final AtomicCounter connectionsClosed = manager.newCounter("connections closed");
-    /** Connections refused by the authenticator at SETUP (conductor). */
-    public final AtomicCounter setupsRejected = manager.newCounter("setups rejected");
-    /** Accepted connections closed for sending no SETUP in time (conductor). */
-    public final AtomicCounter setupTimeouts = manager.newCounter("setup timeouts");
-    /** Connections, streams or sends refused for crossing a configured limit (conductor, producer threads). */
-    public final AtomicCounter limitRejections = manager.newCounter("limit rejections");
-    /** Accepted links dropped before they came up, such as a failed TLS handshake (conductor). */
-    public final AtomicCounter linksRejected = manager.newCounter("links rejected");
-    /** Region operations this node's engine applied for peers: TCP emulation, never on RDMA (conductor). */
-    public final AtomicCounter regionOpsEmulated = manager.newCounter("region ops emulated");
-    /** One-sided region operations this node posted to peers' memory (conductor). */
-    public final AtomicCounter regionOpsPosted = manager.newCounter("region ops posted one-sided");
+    public final AtomicCounter connectionsClosed;
     /** Errors passed to the error handler (any thread). */
-    public final AtomicCounter errors = manager.newCounter("errors");
+    public final AtomicCounter errors;
+    /** Connections refused by the authenticator at SETUP (conductor). */
+    public final AtomicCounter setupsRejected;
+    /** Accepted connections closed for sending no SETUP in time (conductor). */
+    public final AtomicCounter setupTimeouts;
+    /** Connections, streams or sends refused for crossing a configured limit (conductor, producer threads). */
+    public final AtomicCounter limitRejections;
+    /** Accepted links dropped before they came up, such as a failed TLS handshake (conductor). */
+    public final AtomicCounter linksRejected;
+    /** Region operations this node's engine applied for peers: TCP emulation, never on RDMA (conductor). */
+    public final AtomicCounter regionOpsEmulated;
+    /** One-sided region operations this node posted to peers' memory (conductor). */
+    public final AtomicCounter regionOpsPosted;
+
+    /** Counters in a private in-memory region: for unit tests and benchmarks that run without a node. */
+    public EngineCounters()
+    {
+        this(NodeFileWriter.inMemory("detached", 256, 64 * 1024));
+    }
+
+    /**
+     * @param nodeFile where the counters live; closed by {@link #close()}.
+     */
+    public EngineCounters(final NodeFileWriter nodeFile)
+    {
+        this.nodeFile = nodeFile;
+        framesSent = node(CounterTypes.NODE_FRAMES_SENT, "frames sent");
+        bytesSent = node(CounterTypes.NODE_BYTES_SENT, "bytes sent");
+        framesReceived = node(CounterTypes.NODE_FRAMES_RECEIVED, "frames received");
+        bytesReceived = node(CounterTypes.NODE_BYTES_RECEIVED, "bytes received");
+        messagesReceived = node(CounterTypes.NODE_FNF_RECEIVED, "fire-and-forget messages received");
+        creditStalls = node(CounterTypes.NODE_CREDIT_STALLS, "credit stalls");
+        backPressureEvents = node(CounterTypes.NODE_BACK_PRESSURE, "back-pressure events");
+        protocolErrors = node(CounterTypes.NODE_PROTOCOL_ERRORS, "protocol errors");
+        connectionsLost = node(CounterTypes.NODE_CONNECTIONS_LOST, "connections lost");
+        connectionsOpened = node(CounterTypes.NODE_CONNECTIONS_OPENED, "connections opened");
+        connectionsClosed = node(CounterTypes.NODE_CONNECTIONS_CLOSED, "connections closed");
+        errors = node(CounterTypes.NODE_ERRORS, "errors");
+        setupsRejected = node(CounterTypes.NODE_SETUPS_REJECTED, "setups rejected");
+        setupTimeouts = node(CounterTypes.NODE_SETUP_TIMEOUTS, "setup timeouts");
+        limitRejections = node(CounterTypes.NODE_LIMIT_REJECTIONS, "limit rejections");
+        linksRejected = node(CounterTypes.NODE_LINKS_REJECTED, "links rejected");
+        regionOpsEmulated = node(CounterTypes.NODE_REGION_OPS_EMULATED, "region ops emulated");
+        regionOpsPosted = node(CounterTypes.NODE_REGION_OPS_POSTED, "region ops posted one-sided");
+    }
 
     /** @return a reader over every counter, for tools and tests. */
     public CountersReader reader()
     {
-        return manager;
+        return nodeFile.countersReader();
     }
 
-    /** @return the subset a connection updates. */
+    /** @return the node file (or in-memory region) these counters live in. */
+    public NodeFileWriter nodeFile()
+    {
+        return nodeFile;
+    }
+
+    /** @return the factory transports and topics allocate their counters from. */
+    public CounterFactory factory()
+    {
+        return nodeFile;
+    }
+
+    /** @return a fresh connection id, unique in this node (any thread). */
+    public long nextConnectionId()
+    {
+        return nextConnectionId.getAndIncrement();
+    }
+
+    /** @return the counters of a new connection whose remote address is not known (unit tests). */
     public ConnectionCounters connectionCounters()
     {
-        return new ConnectionCounters(framesReceived, bytesReceived, messagesReceived, creditStalls, protocolErrors,
-            connectionsLost, connectionsClosed, setupsRejected, setupTimeouts, limitRejections);
+        return connectionCounters(nextConnectionId(), "unknown");
+    }
+
+    /**
+     * Allocates a connection's own counters (labelled with its id and remote address), which also add to the
+     * node-wide totals. Close the result when the connection finishes.
+     *
+     * @param connectionId  from {@link #nextConnectionId()}.
+     * @param remoteAddress the peer, for the label and tag.
+     * @return the connection's counters.
+     */
+    public ConnectionCounters connectionCounters(final long connectionId, final String remoteAddress)
+    {
+        NodeFileWriter region = nodeFile;
+        for (int attempt = 0; ; attempt++)
+        {
+            try
+            {
+                return new ConnectionCounters(connectionId, remoteAddress, region, framesReceived, bytesReceived,
+                    messagesReceived, creditStalls, backPressureEvents, protocolErrors, connectionsLost,
+                    connectionsClosed, setupsRejected, setupTimeouts, limitRejections);
+            }
+            catch (final IllegalStateException full)
+            {
+                if (attempt > 0)
+                {
+                    throw full;
+                }
+                // The node file is full (rivulet.maxCounters): the connection still works and still adds to the
+                // node totals; its own counters go to a private region that tools do not see.
+                if (!warnedFull)
+                {
+                    warnedFull = true;
+                    LOG.warn("node {}: counters region full ({} slots, rivulet.maxCounters); connection {} to {} and " +
+                        "later ones are not counted individually", nodeFile.nodeName(), reader().maxCounterId() + 1,
+                        connectionId, remoteAddress);
+                }
+                region = NodeFileWriter.inMemory("overflow", 64, 4096);
+            }
+        }
+    }
+
+    /**
+     * Counts an error (in total and by exception type) and records it in the node file's distinct error log.
+     * Any thread; not for the hot path.
+     */
+    public void onError(final Throwable error)
+    {
+        errors.increment();
+        String type = error.getClass().getSimpleName();
+        if (!errorsByType.containsKey(type) && errorsByType.size() >= MAX_ERROR_TYPES)
+        {
+            type = "other";
+        }
+        nodeFile.recordError(error);
+        try
+        {
+            errorsByType.computeIfAbsent(type, name -> nodeFile.newCounter(CounterTypes.ERRORS_BY_TYPE,
+                CounterTypes.NO_OWNER, name, "errors: " + name)).increment();
+        }
+        catch (final IllegalStateException full)
+        {
+            // Counters region full: the error is still in the total and in the error log.
+        }
+    }
+
+    /** Conductor: marks the node alive. */
+    public void heartbeat(final long epochMs)
+    {
+        nodeFile.heartbeat(epochMs);
+    }
+
+    /** Closes the node file: the heartbeat stops and the file is deleted when so configured. */
+    @Override
+    public void close()
+    {
+        nodeFile.close();
     }
 
     @Override
     public String toString()
     {
         final StringBuilder text = new StringBuilder();
-        manager.forEach((value, id, label) -> text.append(label).append(": ").append(value).append('\n'));
+        reader().forEach((value, id, label) -> text.append(label).append(": ").append(value).append('\n'));
         return text.toString();
+    }
+
+    private AtomicCounter node(final int typeId, final String label)
+    {
+        return nodeFile.newCounter(typeId, CounterTypes.NO_OWNER, "", label);
     }
 }

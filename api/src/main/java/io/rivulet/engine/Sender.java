@@ -1,7 +1,13 @@
 package io.rivulet.engine;
 
+import io.rivulet.codec.FrameFlags;
+import io.rivulet.codec.FrameType;
+import io.rivulet.codec.wire.MessageHeaderDecoder;
+import io.rivulet.codec.wire.PayloadDecoder;
+import io.rivulet.codec.wire.RequestStreamDecoder;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.spi.ReliableLink;
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
@@ -29,6 +35,10 @@ public final class Sender implements Agent
     private ReliableLink currentLink;
     private int framesSent;
     private long bytesSent;
+    /** What the current connection's send wrote, for its own counters. */
+    private int connectionFrames;
+    private long connectionBytes;
+    private int connectionMessages;
 
     public Sender(final EngineCounters counters)
     {
@@ -97,7 +107,14 @@ public final class Sender implements Agent
     {
         final ReliableLink link = connection.link();
         currentLink = link;
+        connectionFrames = 0;
+        connectionBytes = 0;
+        connectionMessages = 0;
         final int frames = connection.outboundRing().ring().controlledRead(frameHandler, FRAMES_PER_CONNECTION);
+        if (connectionFrames > 0)
+        {
+            connection.counters().onFramesSent(connectionFrames, connectionBytes, connectionMessages);
+        }
         try
         {
             return frames + (link.isFlushed() ? 0 : link.flush());
@@ -121,9 +138,43 @@ public final class Sender implements Agent
         {
             framesSent++;
             bytesSent += length;
+            connectionFrames++;
+            connectionBytes += length;
+            if (endsMessage(buffer, index, length))
+            {
+                connectionMessages++;
+            }
             return ControlledMessageHandler.Action.CONTINUE;
         }
         return ControlledMessageHandler.Action.ABORT;
+    }
+
+    /**
+     * Whether an outbound frame (encoded by this node, so well-formed) is the last or only frame of an application
+     * message: a request, or a PAYLOAD with NEXT, without FOLLOWS. Reads two header bytes and one flag byte.
+     */
+    static boolean endsMessage(final DirectBuffer buffer, final int index, final int length)
+    {
+        if (length < MessageHeaderDecoder.ENCODED_LENGTH)
+        {
+            return false;
+        }
+        final int type = buffer.getShort(index + MessageHeaderDecoder.templateIdEncodingOffset(),
+            java.nio.ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        if (!FrameType.carriesPayload(type))
+        {
+            return false;
+        }
+        final int blockOffset = index + MessageHeaderDecoder.ENCODED_LENGTH;
+        final int flagsOffset = type == FrameType.REQUEST_STREAM || type == FrameType.REQUEST_CHANNEL ?
+            RequestStreamDecoder.flagsEncodingOffset() : PayloadDecoder.flagsEncodingOffset();
+        if (blockOffset + flagsOffset >= index + length)
+        {
+            return false;
+        }
+        final byte flags = buffer.getByte(blockOffset + flagsOffset);
+        return !FrameFlags.isSet(flags, FrameFlags.FOLLOWS) &&
+            (type != FrameType.PAYLOAD || FrameFlags.isSet(flags, FrameFlags.NEXT));
     }
 
     private static boolean isDrained(final ProtocolConnection connection)

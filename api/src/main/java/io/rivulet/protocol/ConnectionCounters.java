@@ -1,29 +1,64 @@
 package io.rivulet.protocol;
 
+import io.rivulet.counters.CounterTypes;
+import io.rivulet.counters.NodeFileWriter;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * The node-wide counters a connection adds to. Conductor-side increments use the ordered
- * (single-writer) forms; {@link #creditStalls()} is incremented by producer threads.
+ * One connection's counters (frames, bytes and messages each way, credit stalls, back-pressure), labelled
+ * with the connection id and remote address, plus the node-wide totals they roll up into. Allocated when the
+ * connection opens and {@link #close() freed} when it finishes.
+ *
+ * <p>Writers: the conductor (inbound), the sender agent ({@link #onFramesSent}), producer threads
+ * ({@link #creditStalls()}, {@link #backPressure()}).
  */
-public final class ConnectionCounters
+public final class ConnectionCounters implements AutoCloseable
 {
+    private final long connectionId;
+    private final String remoteAddress;
     private final AtomicCounter framesReceived;
     private final AtomicCounter bytesReceived;
-    private final AtomicCounter messagesReceived;
-    private final AtomicCounter creditStalls;
+    private final AtomicCounter fireAndForgetReceived;
     private final AtomicCounter protocolErrors;
     private final AtomicCounter connectionsLost;
     private final AtomicCounter connectionsClosed;
     private final AtomicCounter setupsRejected;
     private final AtomicCounter setupTimeouts;
     private final AtomicCounter limitRejections;
+    private final AtomicCounter framesIn;
+    private final AtomicCounter bytesIn;
+    private final AtomicCounter messagesIn;
+    private final AtomicCounter framesOut;
+    private final AtomicCounter bytesOut;
+    private final AtomicCounter messagesOut;
+    private final AtomicCounter creditStalls;
+    private final AtomicCounter backPressure;
 
+    /**
+     * @param connectionId          unique in the node; shown in labels and logs.
+     * @param remoteAddress         the peer.
+     * @param factory               allocates this connection's own counters.
+     * @param framesReceived        node-wide total.
+     * @param bytesReceived         node-wide total.
+     * @param fireAndForgetReceived node-wide total.
+     * @param nodeCreditStalls      node-wide total the connection's credit stalls roll up into.
+     * @param nodeBackPressure      node-wide total the connection's back-pressure events roll up into.
+     * @param protocolErrors        node-wide total.
+     * @param connectionsLost       node-wide total.
+     * @param connectionsClosed     node-wide total.
+     * @param setupsRejected        node-wide total.
+     * @param setupTimeouts         node-wide total.
+     * @param limitRejections       node-wide total.
+     */
     public ConnectionCounters(
+        final long connectionId,
+        final String remoteAddress,
+        final NodeFileWriter factory,
         final AtomicCounter framesReceived,
         final AtomicCounter bytesReceived,
-        final AtomicCounter messagesReceived,
-        final AtomicCounter creditStalls,
+        final AtomicCounter fireAndForgetReceived,
+        final AtomicCounter nodeCreditStalls,
+        final AtomicCounter nodeBackPressure,
         final AtomicCounter protocolErrors,
         final AtomicCounter connectionsLost,
         final AtomicCounter connectionsClosed,
@@ -31,27 +66,58 @@ public final class ConnectionCounters
         final AtomicCounter setupTimeouts,
         final AtomicCounter limitRejections)
     {
+        this.connectionId = connectionId;
+        this.remoteAddress = remoteAddress;
         this.framesReceived = framesReceived;
         this.bytesReceived = bytesReceived;
-        this.messagesReceived = messagesReceived;
-        this.creditStalls = creditStalls;
+        this.fireAndForgetReceived = fireAndForgetReceived;
         this.protocolErrors = protocolErrors;
         this.connectionsLost = connectionsLost;
         this.connectionsClosed = connectionsClosed;
         this.setupsRejected = setupsRejected;
         this.setupTimeouts = setupTimeouts;
         this.limitRejections = limitRejections;
+        framesIn = own(factory, CounterTypes.CONNECTION_FRAMES_IN, "frames in");
+        bytesIn = own(factory, CounterTypes.CONNECTION_BYTES_IN, "bytes in");
+        messagesIn = own(factory, CounterTypes.CONNECTION_MESSAGES_IN, "messages in");
+        framesOut = own(factory, CounterTypes.CONNECTION_FRAMES_OUT, "frames out");
+        bytesOut = own(factory, CounterTypes.CONNECTION_BYTES_OUT, "bytes out");
+        messagesOut = own(factory, CounterTypes.CONNECTION_MESSAGES_OUT, "messages out");
+        creditStalls = RollUpCounter.of(own(factory, CounterTypes.CONNECTION_CREDIT_STALLS, "credit stalls"),
+            nodeCreditStalls, factory.countersReader().valuesBuffer());
+        backPressure = RollUpCounter.of(own(factory, CounterTypes.CONNECTION_BACK_PRESSURE, "back-pressure events"),
+            nodeBackPressure, factory.countersReader().valuesBuffer());
+    }
+
+    /** @return the connection id, unique in the node. */
+    public long connectionId()
+    {
+        return connectionId;
+    }
+
+    /** @return the peer's address. */
+    public String remoteAddress()
+    {
+        return remoteAddress;
     }
 
     void onFrameReceived(final int length)
     {
         framesReceived.incrementRelease();
         bytesReceived.getAndAddRelease(length);
+        framesIn.incrementRelease();
+        bytesIn.getAndAddRelease(length);
+    }
+
+    /** Conductor: a whole message (the last or only fragment of a request or payload) arrived. */
+    void onMessageIn()
+    {
+        messagesIn.incrementRelease();
     }
 
     void onMessageReceived()
     {
-        messagesReceived.incrementRelease();
+        fireAndForgetReceived.incrementRelease();
     }
 
     void onProtocolError()
@@ -84,8 +150,58 @@ public final class ConnectionCounters
         limitRejections.increment(); // also from producer threads
     }
 
+    /**
+     * Sender agent, once per duty cycle that wrote to this connection's link (batched, not per frame).
+     *
+     * @param frames   frames written.
+     * @param bytes    bytes of those frames.
+     * @param messages whole messages among them.
+     */
+    public void onFramesSent(final int frames, final long bytes, final int messages)
+    {
+        framesOut.getAndAddRelease(frames);
+        bytesOut.getAndAddRelease(bytes);
+        if (messages > 0)
+        {
+            messagesOut.getAndAddRelease(messages);
+        }
+    }
+
+    /** @return the connection's credit-stall counter (producer threads; rolls up into the node's). */
     AtomicCounter creditStalls()
     {
         return creditStalls;
+    }
+
+    /** @return the connection's back-pressure counter for its outbound ring (rolls up into the node's). */
+    public AtomicCounter backPressure()
+    {
+        return backPressure;
+    }
+
+    /** Frees this connection's own counters (the node-wide totals stay). Idempotent. */
+    @Override
+    public void close()
+    {
+        framesIn.close();
+        bytesIn.close();
+        messagesIn.close();
+        framesOut.close();
+        bytesOut.close();
+        messagesOut.close();
+        creditStalls.close();
+        backPressure.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "connection " + connectionId + " " + remoteAddress;
+    }
+
+    private AtomicCounter own(final NodeFileWriter factory, final int typeId, final String what)
+    {
+        return factory.newCounter(typeId, connectionId, remoteAddress,
+            "conn " + connectionId + " " + what + " (" + remoteAddress + ")");
     }
 }

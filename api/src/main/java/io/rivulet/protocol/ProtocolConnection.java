@@ -338,7 +338,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
     @Override
     public String toString()
     {
-        return "Connection{" + link.localAddress() + " -> " + remoteAddress + (open ? "" : ", closed") + "}";
+        return "Connection{" + counters.connectionId() + " " + link.localAddress() + " -> " + remoteAddress + (open ? "" : ", closed") + "}";
     }
 
     // ------------------------------------------------------------------------------ internal plumbing
@@ -351,6 +351,18 @@ public final class ProtocolConnection implements Connection, FrameHandler
     ProtocolSettings settings()
     {
         return settings;
+    }
+
+    /** @return this connection's counters (its own, labelled with its id, and the node totals they add to). */
+    public ConnectionCounters counters()
+    {
+        return counters;
+    }
+
+    /** @return the connection id, unique in the node, that labels its counters and log lines. */
+    public long connectionId()
+    {
+        return counters.connectionId();
     }
 
     org.agrona.concurrent.status.AtomicCounter creditStalls()
@@ -786,6 +798,11 @@ public final class ProtocolConnection implements Connection, FrameHandler
             return;
         }
         final int type = reader.frameType();
+        if (FrameType.carriesPayload(type) && !reader.hasFlag(FrameFlags.FOLLOWS) &&
+            (type != FrameType.PAYLOAD || reader.hasFlag(FrameFlags.NEXT)))
+        {
+            counters.onMessageIn();
+        }
         if (!setupReceived)
         {
             onSetup(type);

@@ -26,6 +26,9 @@ public final class TopicRegistry
     // Conductor.
     private final ArrayList<Publication> publications = new ArrayList<>();
     private final ArrayList<TopicEndpoint> endpoints = new ArrayList<>();
+    private final java.util.IdentityHashMap<Publication, TopicCounters> counters = new java.util.IdentityHashMap<>();
+    /** Where publications' counters go; set before the agents start, null for none (unit tests). */
+    private io.rivulet.counters.CounterFactory counterFactory;
 
     /**
      * @param conductor runs commands on the conductor thread.
@@ -37,6 +40,26 @@ public final class TopicRegistry
         this.conductor = conductor;
         this.sender = sender;
         this.settings = settings;
+    }
+
+    /** Before the agents start: gives each publication counters in the node file. */
+    public void counters(final io.rivulet.counters.CounterFactory factory)
+    {
+        this.counterFactory = factory;
+    }
+
+    /** Conductor, on each heartbeat: copies every publication's statistics to its counters. */
+    public void sampleCounters()
+    {
+        for (int i = 0; i < publications.size(); i++)
+        {
+            final Publication publication = publications.get(i);
+            final TopicCounters topicCounters = counters.get(publication);
+            if (topicCounters != null)
+            {
+                topicCounters.sample(publication);
+            }
+        }
     }
 
     /**
@@ -72,6 +95,11 @@ public final class TopicRegistry
         conductor.execute(() ->
         {
             publications.remove(publication);
+            final TopicCounters topicCounters = counters.remove(publication);
+            if (topicCounters != null)
+            {
+                topicCounters.close();
+            }
             publication.engine().unlisted();
         });
     }
@@ -130,6 +158,17 @@ public final class TopicRegistry
             return;
         }
         publications.add(publication);
+        if (counterFactory != null)
+        {
+            try
+            {
+                counters.put(publication, new TopicCounters(counterFactory, publication.topic()));
+            }
+            catch (final IllegalStateException ex)
+            {
+                // The counters region is full (rivulet.maxCounters): the topic works, only uncounted.
+            }
+        }
         for (int i = 0; i < endpoints.size(); i++)
         {
             endpoints.get(i).onPublicationAdded(publication);

@@ -6,6 +6,7 @@ import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -49,6 +50,9 @@ public final class MemoryPool implements AutoCloseable
     private final ArrayList<MemoryRegion> slabs = new ArrayList<>();
     private final ArrayDeque<Stripe> freeStripes = new ArrayDeque<>();
     private final AtomicLong registrations = new AtomicLong();
+    /** Node-file levels (regions and bytes registered now), or null when nobody reads them. */
+    private final AtomicCounter liveRegionsCounter;
+    private final AtomicCounter registeredBytesCounter;
     private final AtomicLong deregistrations = new AtomicLong();
     private final AtomicLong registeredBytes = new AtomicLong();
     private volatile int stripesInUse;
@@ -77,6 +81,28 @@ public final class MemoryPool implements AutoCloseable
         final int linksPerSlab,
         final int userRegionLength) throws IOException
     {
+        this(pd, layout, maxLinks, linksPerSlab, userRegionLength, null, null);
+    }
+
+    /**
+     * Registers the first slab and the user region, and keeps two node-file counters current as regions are
+     * registered and deregistered.
+     *
+     * @param liveRegionsCounter level of regions registered now ({@code CounterTypes.RDMA_REGISTRATIONS}), or null.
+     * @param registeredBytesCounter level of bytes registered now ({@code CounterTypes.RDMA_REGISTERED_BYTES}), or null.
+     * @see #MemoryPool(ProtectionDomain, LinkLayout, int, int, int)
+     */
+    public MemoryPool(
+        final ProtectionDomain pd,
+        final LinkLayout layout,
+        final int maxLinks,
+        final int linksPerSlab,
+        final int userRegionLength,
+        final AtomicCounter liveRegionsCounter,
+        final AtomicCounter registeredBytesCounter) throws IOException
+    {
+        this.liveRegionsCounter = liveRegionsCounter;
+        this.registeredBytesCounter = registeredBytesCounter;
         if (maxLinks < 1 || linksPerSlab < 1)
         {
             throw new IllegalArgumentException("maxLinks and linksPerSlab must be positive: " + maxLinks + ", " +
@@ -369,6 +395,11 @@ public final class MemoryPool implements AutoCloseable
         final MemoryRegion region = pd.register(buffer, access);
         registrations.incrementAndGet();
         registeredBytes.addAndGet(length);
+        if (liveRegionsCounter != null)
+        {
+            liveRegionsCounter.increment();
+            registeredBytesCounter.getAndAdd(length);
+        }
 
         return region;
     }
@@ -385,6 +416,11 @@ public final class MemoryPool implements AutoCloseable
         }
         deregistrations.incrementAndGet();
         registeredBytes.addAndGet(-region.length());
+        if (liveRegionsCounter != null)
+        {
+            liveRegionsCounter.getAndAdd(-1);
+            registeredBytesCounter.getAndAdd(-region.length());
+        }
     }
 
     /**

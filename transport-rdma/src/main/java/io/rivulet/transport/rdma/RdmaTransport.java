@@ -60,7 +60,7 @@ public final class RdmaTransport implements Transport
     /** Default of {@value #USER_REGION_LENGTH_PROPERTY}. */
     public static final int DEFAULT_USER_REGION_LENGTH = 1024 * 1024;
 
-    private static final System.Logger LOGGER = System.getLogger(RdmaTransport.class.getName());
+    private static final org.slf4j.Logger LOGGER = org.slf4j.LoggerFactory.getLogger(RdmaTransport.class);
 
     private final VerbsProvider provider;
     private final CopyOnWriteArrayList<RdmaTransportDriver> drivers = new CopyOnWriteArrayList<>();
@@ -245,8 +245,7 @@ public final class RdmaTransport implements Transport
             throw new IOException("RDMA provider " + provider.name() + " (" + why + ") is unavailable: " +
                 availability.reason());
         }
-        LOGGER.log(System.Logger.Level.INFO, "rivulet rdma: using provider " + provider.name() + " (" + why + "; " +
-            availability.reason() + ")");
+        LOGGER.info("rivulet rdma: using provider {} ({}; {})", provider.name(), why, availability.reason());
 
         return provider;
     }

@@ -6,7 +6,9 @@ import io.rivulet.spi.OneSidedTransport;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.TransportDriver;
+import io.rivulet.counters.CounterTypes;
 import io.rivulet.spi.TransportSettings;
+import org.agrona.concurrent.status.AtomicCounter;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
@@ -53,6 +55,8 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
     private final ArrayList<RdmaLink> links = new ArrayList<>();
     private long nowNs = System.nanoTime();
     private boolean closed;
+    private final AtomicCounter liveRegionsCounter;
+    private final AtomicCounter registeredBytesCounter;
 
     RdmaTransportDriver(
         final RdmaTransport transport,
@@ -68,16 +72,24 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         this.providerName = providerName;
         this.context = context;
         this.layout = LinkLayout.of(settings);
+        // Registered memory in the node file, for rivulet stat: levels, tagged with the provider.
+        this.liveRegionsCounter = settings.counters().newCounter(CounterTypes.RDMA_REGISTRATIONS, CounterTypes.NO_OWNER,
+            providerName, "rdma registered regions (" + providerName + ")");
+        this.registeredBytesCounter = settings.counters().newCounter(CounterTypes.RDMA_REGISTERED_BYTES,
+            CounterTypes.NO_OWNER, providerName, "rdma registered bytes (" + providerName + ")");
 
         ProtectionDomain pd = null;
         try
         {
             pd = context.allocateProtectionDomain();
-            memoryPool = new MemoryPool(pd, layout, maxLinks, linksPerSlab, userRegionLength);
+            memoryPool = new MemoryPool(pd, layout, maxLinks, linksPerSlab, userRegionLength,
+                liveRegionsCounter, registeredBytesCounter);
         }
         catch (final IOException | RuntimeException ex)
         {
             closeQuietly(pd);
+            liveRegionsCounter.close();
+            registeredBytesCounter.close();
             throw ex;
         }
         this.pd = pd;
@@ -252,6 +264,8 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         oneSided.close();
 
         closeQuietly(memoryPool);
+        liveRegionsCounter.close();
+        registeredBytesCounter.close();
         closeQuietly(pd);
         closeQuietly(context);
         transport.onDriverClosed(this);

@@ -21,7 +21,7 @@ public final class VerbsProviders
     public static final String SOFT = "soft";
     public static final String AUTO = "auto";
 
-    private static final System.Logger LOG = System.getLogger("io.rivulet.transport.rdma");
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("io.rivulet.transport.rdma");
 
     private VerbsProviders()
     {
@@ -66,7 +66,7 @@ public final class VerbsProviders
     public static VerbsProvider auto()
     {
         final Choice choice = choose(new DisniVerbsProvider(), VerbsProviders::soft);
-        LOG.log(System.Logger.Level.INFO, choice.message());
+        LOG.info("{}", choice.message());
         return choice.provider();
     }
 

@@ -1,0 +1,79 @@
+package io.rivulet.counters;
+
+import org.agrona.BitUtil;
+import org.agrona.concurrent.status.CountersReader;
+
+/**
+ * Layout of a node file, version {@value #VERSION}: a header page, then the counters' metadata, their values,
+ * and a distinct error log. In the spirit of Aeron's CnC file ({@code aeron-client/.../CncFileDescriptor.java}):
+ * the magic is written last, with release semantics, so that a reader that sees it sees a complete header.
+ *
+ * <pre>
+ *  0  int   magic ("RIVN"), 0 until the file is ready
+ *  4  int   layout version
+ *  8  long  process id of the node
+ * 16  long  start time, epoch ms
+ * 24  int   metadata offset      28 int metadata length
+ * 32  int   values offset        36 int values length
+ * 40  int   error log offset     44 int error log length
+ * 48  int   id of the heartbeat counter
+ * 52  int   node name length     56 ... node name, UTF-8 (at most 200 bytes)
+ * 4096      counters metadata (512 bytes per counter), values (128 per counter), error log
+ * </pre>
+ */
+public final class NodeFileLayout
+{
+    /** "RIVN" in little-endian ASCII. */
+    public static final int MAGIC = 0x4E564952;
+    /** Bumped on any incompatible change; readers refuse other versions. */
+    public static final int VERSION = 1;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int VERSION_OFFSET = 4;
+    public static final int PID_OFFSET = 8;
+    public static final int START_TIME_OFFSET = 16;
+    public static final int METADATA_OFFSET_OFFSET = 24;
+    public static final int METADATA_LENGTH_OFFSET = 28;
+    public static final int VALUES_OFFSET_OFFSET = 32;
+    public static final int VALUES_LENGTH_OFFSET = 36;
+    public static final int ERROR_LOG_OFFSET_OFFSET = 40;
+    public static final int ERROR_LOG_LENGTH_OFFSET = 44;
+    public static final int HEARTBEAT_COUNTER_ID_OFFSET = 48;
+    public static final int NODE_NAME_LENGTH_OFFSET = 52;
+    public static final int NODE_NAME_OFFSET = 56;
+    public static final int MAX_NODE_NAME_LENGTH = 200;
+    /** One page, so that the regions after it are page-aligned. */
+    public static final int HEADER_LENGTH = 4096;
+
+    /** File name suffix of node files in a directory. */
+    public static final String FILE_SUFFIX = ".rivulet";
+
+    private NodeFileLayout()
+    {
+    }
+
+    /** @return bytes of counter metadata for this many counters. */
+    public static int metadataLength(final int maxCounters)
+    {
+        return maxCounters * CountersReader.METADATA_LENGTH;
+    }
+
+    /** @return bytes of counter values for this many counters. */
+    public static int valuesLength(final int maxCounters)
+    {
+        return maxCounters * CountersReader.COUNTER_LENGTH;
+    }
+
+    /** @return the error log length rounded up to a page. */
+    public static int errorLogLength(final int requested)
+    {
+        return BitUtil.align(Math.max(requested, 4096), 4096);
+    }
+
+    /** @return the whole file's length. */
+    public static long fileLength(final int maxCounters, final int errorLogLength)
+    {
+        return (long)HEADER_LENGTH + metadataLength(maxCounters) + valuesLength(maxCounters) +
+            errorLogLength(errorLogLength);
+    }
+}

@@ -1,0 +1,278 @@
+package io.rivulet.counters;
+
+import org.agrona.DirectBuffer;
+import org.agrona.IoUtil;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.errors.DistinctErrorLog;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The writing side of a node file: lays out the header, counters and error log in a memory-mapped file
+ * (or, when asked, in direct memory that only this process sees), allocates counters for the engine,
+ * transports and topics, records errors, and deletes the file on close when configured to.
+ *
+ * <p>Thread-safe: allocation and freeing are serialised on the counters manager (never on the hot path);
+ * incrementing the returned counters needs no lock.
+ */
+public final class NodeFileWriter implements CounterFactory, AutoCloseable
+{
+    /** Milliseconds before a freed counter slot is reused, so that a late increment hits no new counter. */
+    private static final long FREE_TO_REUSE_MS = 1_000;
+    /** Paths this process has open, to refuse two live nodes of the same name. */
+    private static final Set<Path> OPEN_FILES = ConcurrentHashMap.newKeySet();
+
+    private final Path file;
+    private final boolean deleteOnClose;
+    private final ByteBuffer mapped;
+    private final UnsafeBuffer header;
+    private final CountersManager manager;
+    private final DistinctErrorLog errorLog;
+    private final AtomicCounter heartbeat;
+    private final String nodeName;
+    private boolean closed;
+
+    private NodeFileWriter(
+        final Path file,
+        final boolean deleteOnClose,
+        final ByteBuffer buffer,
+        final String nodeName,
+        final int maxCounters,
+        final int errorLogLength)
+    {
+        this.file = file;
+        this.deleteOnClose = deleteOnClose;
+        this.mapped = buffer;
+        this.nodeName = nodeName;
+        final int metadataLength = NodeFileLayout.metadataLength(maxCounters);
+        final int valuesLength = NodeFileLayout.valuesLength(maxCounters);
+        final int logLength = NodeFileLayout.errorLogLength(errorLogLength);
+        final int metadataOffset = NodeFileLayout.HEADER_LENGTH;
+        final int valuesOffset = metadataOffset + metadataLength;
+        final int errorLogOffset = valuesOffset + valuesLength;
+
+        header = new UnsafeBuffer(buffer, 0, NodeFileLayout.HEADER_LENGTH);
+        manager = new SerialCountersManager(
+            new UnsafeBuffer(buffer, metadataOffset, metadataLength),
+            new UnsafeBuffer(buffer, valuesOffset, valuesLength));
+        errorLog = new DistinctErrorLog(new UnsafeBuffer(buffer, errorLogOffset, logLength), SystemEpochClock.INSTANCE,
+            StandardCharsets.UTF_8);
+        heartbeat = newCounter(CounterTypes.NODE_HEARTBEAT, CounterTypes.NO_OWNER, nodeName, "heartbeat (epoch ms)");
+        heartbeat.setRelease(System.currentTimeMillis());
+
+        final byte[] name = truncate(nodeName, NodeFileLayout.MAX_NODE_NAME_LENGTH);
+        header.putInt(NodeFileLayout.VERSION_OFFSET, NodeFileLayout.VERSION);
+        header.putLong(NodeFileLayout.PID_OFFSET, ProcessHandle.current().pid());
+        header.putLong(NodeFileLayout.START_TIME_OFFSET, System.currentTimeMillis());
+        header.putInt(NodeFileLayout.METADATA_OFFSET_OFFSET, metadataOffset);
+        header.putInt(NodeFileLayout.METADATA_LENGTH_OFFSET, metadataLength);
+        header.putInt(NodeFileLayout.VALUES_OFFSET_OFFSET, valuesOffset);
+        header.putInt(NodeFileLayout.VALUES_LENGTH_OFFSET, valuesLength);
+        header.putInt(NodeFileLayout.ERROR_LOG_OFFSET_OFFSET, errorLogOffset);
+        header.putInt(NodeFileLayout.ERROR_LOG_LENGTH_OFFSET, logLength);
+        header.putInt(NodeFileLayout.HEARTBEAT_COUNTER_ID_OFFSET, heartbeat.id());
+        header.putInt(NodeFileLayout.NODE_NAME_LENGTH_OFFSET, name.length);
+        header.putBytes(NodeFileLayout.NODE_NAME_OFFSET, name);
+        // Last, with release semantics: a reader that sees the magic sees everything above.
+        header.putIntRelease(NodeFileLayout.MAGIC_OFFSET, NodeFileLayout.MAGIC);
+    }
+
+    /**
+     * Creates and maps a node file; an existing file of the same name left by a dead process is replaced.
+     *
+     * @param file           where, usually {@link NodeDirectory#fileFor(Path, String)}.
+     * @param nodeName       the node's name, shown by tools.
+     * @param maxCounters    slots for counters.
+     * @param errorLogLength bytes for the distinct error log (rounded up to a page).
+     * @param deleteOnClose  whether {@link #close()} deletes the file.
+     * @return the writer.
+     * @throws IllegalStateException when this process already has a live node file at that path.
+     * @throws IOException           when the file cannot be created or mapped.
+     */
+    public static NodeFileWriter create(
+        final Path file,
+        final String nodeName,
+        final int maxCounters,
+        final int errorLogLength,
+        final boolean deleteOnClose) throws IOException
+    {
+        final Path path = file.toAbsolutePath().normalize();
+        if (!OPEN_FILES.add(path))
+        {
+            throw new IllegalStateException("a node of this process already uses " + path +
+                "; give each node its own name (rivulet.nodeName)");
+        }
+        try
+        {
+            Files.createDirectories(path.getParent());
+            Files.deleteIfExists(path);
+            final MappedByteBuffer buffer = IoUtil.mapNewFile(path.toFile(),
+                NodeFileLayout.fileLength(maxCounters, errorLogLength), false);
+            return new NodeFileWriter(path, deleteOnClose, buffer, nodeName, maxCounters, errorLogLength);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            OPEN_FILES.remove(path);
+            throw ex instanceof IOException ? (IOException)ex : new IOException(ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * The same layout in direct memory: counters and errors work but only this process can read them.
+     *
+     * @return the writer; {@link #file()} is null.
+     */
+    public static NodeFileWriter inMemory(final String nodeName, final int maxCounters, final int errorLogLength)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(
+            Math.toIntExact(NodeFileLayout.fileLength(maxCounters, errorLogLength)));
+        return new NodeFileWriter(null, false, buffer, nodeName, maxCounters, errorLogLength);
+    }
+
+    @Override
+    public AtomicCounter newCounter(final int typeId, final long ownerId, final String tag, final String label)
+    {
+        final byte[] tagBytes = truncate(tag == null ? "" : tag, MAX_TAG_LENGTH);
+        synchronized (manager)
+        {
+            final int id = manager.allocate(label, typeId, key ->
+            {
+                key.putInt(0, tagBytes.length);
+                key.putBytes(Integer.BYTES, tagBytes);
+            });
+            manager.setCounterOwnerId(id, ownerId);
+            return new AtomicCounter(manager.valuesBuffer(), id, manager);
+        }
+    }
+
+    /** Records an error in the distinct error log (any thread; a repeat only bumps its count and time). */
+    public void recordError(final Throwable error)
+    {
+        errorLog.record(error);
+    }
+
+    /** Conductor: marks the node alive at this epoch time. */
+    public void heartbeat(final long epochMs)
+    {
+        heartbeat.setRelease(epochMs);
+    }
+
+    /** @return a reader over the counters (in this process). */
+    public CountersReader countersReader()
+    {
+        return manager;
+    }
+
+    /** @return the error log region, for in-process readers. */
+    public AtomicBuffer errorLogBuffer()
+    {
+        return errorLog.buffer();
+    }
+
+    /** @return the whole node file buffer (header and regions), for an in-process {@link NodeFile}. */
+    public ByteBuffer buffer()
+    {
+        return mapped;
+    }
+
+    /** @return the node's name. */
+    public String nodeName()
+    {
+        return nodeName;
+    }
+
+    /** @return the mapped file, or null when the counters live only in memory. */
+    public Path file()
+    {
+        return file;
+    }
+
+    /**
+     * Stops the heartbeat (set to 0: the node closed cleanly) and deletes the file when configured. Idempotent.
+     *
+     * <p>The mapping is left to the garbage collector rather than unmapped here: an application thread may
+     * still bump a counter (a late offer on a closed publication), and a write to unmapped memory would crash
+     * the JVM. On Linux the deleted file's pages go when the last mapping does.
+     */
+    @Override
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        heartbeat.setRelease(0);
+        if (file != null)
+        {
+            OPEN_FILES.remove(file);
+            if (deleteOnClose)
+            {
+                IoUtil.deleteIfExists(file.toFile());
+            }
+        }
+    }
+
+    private static byte[] truncate(final String text, final int maxBytes)
+    {
+        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length <= maxBytes)
+        {
+            return bytes;
+        }
+        int length = maxBytes;
+        while (length > 0 && (bytes[length] & 0xC0) == 0x80)
+        {
+            length--; // do not cut a UTF-8 sequence in half
+        }
+        return java.util.Arrays.copyOf(bytes, length);
+    }
+
+    /** A counters manager whose allocation and freeing are serialised, since several threads allocate. */
+    private static final class SerialCountersManager extends CountersManager
+    {
+        SerialCountersManager(final AtomicBuffer metadata, final AtomicBuffer values)
+        {
+            super(metadata, values, StandardCharsets.UTF_8, SystemEpochClock.INSTANCE, FREE_TO_REUSE_MS);
+        }
+
+        @Override
+        public synchronized int allocate(final String label, final int typeId,
+            final java.util.function.Consumer<MutableDirectBuffer> keyFunc)
+        {
+            return super.allocate(label, typeId, keyFunc);
+        }
+
+        @Override
+        public synchronized int allocate(final int typeId, final DirectBuffer keyBuffer, final int keyOffset,
+            final int keyLength, final DirectBuffer labelBuffer, final int labelOffset, final int labelLength)
+        {
+            return super.allocate(typeId, keyBuffer, keyOffset, keyLength, labelBuffer, labelOffset, labelLength);
+        }
+
+        @Override
+        public synchronized void free(final int counterId)
+        {
+            super.free(counterId);
+        }
+
+        @Override
+        public synchronized void setCounterOwnerId(final int counterId, final long ownerId)
+        {
+            super.setCounterOwnerId(counterId, ownerId);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.rivulet.micrometer;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rivulet.Connection;
+import io.rivulet.Message;
+import io.rivulet.Responder;
+import io.rivulet.Rivulet;
+import io.rivulet.Server;
+import io.rivulet.Transports;
+import io.rivulet.topic.Publication;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The binder registers the node's counters as meters, reads live values, and follows connections and topics. */
+class RivuletMetricsTest
+{
+    private static final int REQUESTS = 30;
+
+    @Test
+    void registersAndReadsTheNodesCountersWithTags() throws Exception
+    {
+        try (Rivulet server = Rivulet.launch(context("metrics-server"));
+             Rivulet client = Rivulet.launch(context("metrics-client")))
+        {
+            final Server bound = server.bind("127.0.0.1:0", Responder.builder().requestResponse(Mono::just).build())
+                .block(Duration.ofSeconds(10));
+            final Publication publication = server.publication("metrics.ticks");
+            final Connection connection = client.connect(bound.localAddress()).block(Duration.ofSeconds(10));
+            final Disposable subscription = connection.subscribe("metrics.ticks").subscribe();
+            for (int i = 0; i < REQUESTS; i++)
+            {
+                connection.requestResponse(Message.of("m" + i)).block(Duration.ofSeconds(10));
+            }
+            until(() -> publication.subscriberCount() == 1);
+
+            final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            final RivuletMetrics metrics = RivuletMetrics.of(server);
+            metrics.bindTo(registry);
+
+            final FunctionCounter messagesIn = registry.get("rivulet.connection.messages.in")
+                .tag("node", "metrics-server").functionCounter();
+            assertThat(messagesIn.count()).isEqualTo(REQUESTS);
+            assertThat(messagesIn.getId().getTag("connection")).isNotBlank();
+            assertThat(messagesIn.getId().getTag("remote")).startsWith("127.0.0.1:").isNotEqualTo(bound.localAddress());
+            assertThat(registry.get("rivulet.frames.received").functionCounter().count())
+                .isGreaterThanOrEqualTo(REQUESTS);
+            assertThat(registry.get("rivulet.connections.opened").functionCounter().count()).isEqualTo(1);
+
+            // Topic counters appear once the conductor has sampled the new publication.
+            until(() -> metrics.refresh() > 0 && registry.find("rivulet.topic.subscribers").tag("topic", "metrics.ticks")
+                .gauge() != null && registry.get("rivulet.topic.subscribers").gauge().value() == 1);
+            final Gauge subscribers = registry.get("rivulet.topic.subscribers").tag("topic", "metrics.ticks").gauge();
+            assertThat(subscribers.value()).isEqualTo(1);
+
+            // More traffic shows without re-binding.
+            connection.requestResponse(Message.of("one more")).block(Duration.ofSeconds(10));
+            until(() -> messagesIn.count() == REQUESTS + 1);
+
+            // A closed connection's meters go away on refresh; the node totals stay.
+            subscription.dispose();
+            connection.close();
+            until(() -> server.counters().connectionsClosed.get() == 1);
+            until(() ->
+            {
+                metrics.refresh();
+                return registry.find("rivulet.connection.messages.in").functionCounter() == null;
+            });
+            assertThat(registry.get("rivulet.connections.closed").functionCounter().count()).isEqualTo(1);
+        }
+    }
+
+    private static Rivulet.Context context(final String name)
+    {
+        return new Rivulet.Context().transport(Transports.tcp()).nodeName(name).countersFile(false);
+    }
+
+    private static void until(final BooleanSupplier condition) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean())
+        {
+            assertThat(System.nanoTime() - deadline).as("timed out").isNegative();
+            TimeUnit.MILLISECONDS.sleep(5);
+        }
+    }
+}

@@ -49,6 +49,9 @@ public final class RivuletClient implements BenchClient
     private static final long PARK_NS = 50_000;
     /** Most fire-and-forget messages sent through the Reactor API before waiting for the receiver. */
     private static final int FLUX_WINDOW = 8192;
+    /** A fire-and-forget refused at subscription (it fails synchronously), read back by the sending loop. */
+    private Throwable sendError;
+    private final java.util.function.Consumer<Throwable> onSendError = error -> sendError = error;
 
     private final Args args;
     private final String waitName;
@@ -220,11 +223,33 @@ public final class RivuletClient implements BenchClient
             return;
         }
         // fireAndForget(Message) completes at once even when the ring is full (the frame is parked in
-        // memory), so bound what is outstanding by asking the receiver every FLUX_WINDOW messages.
+        // memory), so bound what is outstanding by asking the receiver every FLUX_WINDOW messages. Past
+        // rivulet.maxParkedBytes it fails at once with LimitExceededException: back off and send it again.
         final long base = sync();
         for (long i = 0; i < count; i++)
         {
-            connection.fireAndForget(data).subscribe();
+            while (true)
+            {
+                connection.fireAndForget(data).subscribe(null, onSendError);
+                final Throwable refused = sendError;
+                if (refused == null)
+                {
+                    break;
+                }
+                sendError = null;
+                if (!(refused instanceof io.rivulet.LimitExceededException))
+                {
+                    throw new IllegalStateException("fireAndForget failed", refused);
+                }
+                if (invoker)
+                {
+                    node.invoke();
+                }
+                else
+                {
+                    Thread.onSpinWait();
+                }
+            }
             if (invoker && (i & 63) == 63)
             {
                 node.invoke();

@@ -1,5 +1,6 @@
 package io.rivulet.actors;
 
+import io.rivulet.tck.Await;
 import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
 import io.rivulet.Transports;

@@ -1,5 +1,6 @@
 package io.rivulet.actors;
 
+import io.rivulet.tck.Await;
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
 import io.rivulet.Rivulet;

@@ -1,5 +1,6 @@
 package io.rivulet.tools;
 
+import io.rivulet.tck.Await;
 import io.rivulet.Connection;
 import io.rivulet.Message;
 import io.rivulet.Responder;

@@ -421,6 +421,27 @@ public final class ProtocolConnection implements Connection, FrameHandler
     // ------------------------------------------------------------------------------ conductor: duties
 
     /**
+     * Conductor: copies one whole control frame (topic or region layer) into the outbound ring.
+     *
+     * @return false when the connection is closed or the ring has no room now; the caller retries later.
+     */
+    private boolean sendControlFrame(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (outbound.isClosed())
+        {
+            return false;
+        }
+        final int index = outbound.claim(length);
+        if (index <= 0)
+        {
+            return false;
+        }
+        outbound.ring().buffer().putBytes(index, buffer, offset, length);
+        outbound.commit(index);
+        return true;
+    }
+
+    /**
      * Conductor, before the first duty cycle: gives this connection its endpoint in the node's topic layer.
      * Topic frames then reach the endpoint; without one they are a protocol violation.
      */
@@ -431,18 +452,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
             @Override
             public boolean sendControl(final DirectBuffer buffer, final int offset, final int length)
             {
-                if (outbound.isClosed())
-                {
-                    return false;
-                }
-                final int index = outbound.claim(length);
-                if (index <= 0)
-                {
-                    return false;
-                }
-                outbound.ring().buffer().putBytes(index, buffer, offset, length);
-                outbound.commit(index);
-                return true;
+                return sendControlFrame(buffer, offset, length);
             }
 
             @Override
@@ -508,18 +518,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
             @Override
             public boolean sendControl(final DirectBuffer buffer, final int offset, final int length)
             {
-                if (outbound.isClosed())
-                {
-                    return false;
-                }
-                final int index = outbound.claim(length);
-                if (index <= 0)
-                {
-                    return false;
-                }
-                outbound.ring().buffer().putBytes(index, buffer, offset, length);
-                outbound.commit(index);
-                return true;
+                return sendControlFrame(buffer, offset, length);
             }
 
             @Override

@@ -22,10 +22,10 @@ public final class Await
     }
 
     /**
-     * @param what      what is awaited, for the failure message.
+     * @param what      what is awaited, for the failure message (its toString is taken only on failure).
      * @param condition polled until true, at most {@link #DEFAULT_TIMEOUT_NS}.
      */
-    public static void until(final String what, final BooleanSupplier condition)
+    public static void until(final Object what, final BooleanSupplier condition)
     {
         final long deadlineNs = System.nanoTime() + DEFAULT_TIMEOUT_NS;
         final IdleStrategy idle = new BackoffIdleStrategy(10, 10, TimeUnit.MICROSECONDS.toNanos(10),

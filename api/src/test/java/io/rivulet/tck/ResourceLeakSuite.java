@@ -20,9 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -104,7 +102,7 @@ public abstract class ResourceLeakSuite
         {
             connectRequestClose(i);
         }
-        awaitTrue("server closed every connection", () -> serverNode.counters().connectionsOpened.get() ==
+        Await.until("server closed every connection", () -> serverNode.counters().connectionsOpened.get() ==
             serverNode.counters().connectionsClosed.get() + serverNode.counters().connectionsLost.get());
 
         assertNoLeak(before);
@@ -119,14 +117,14 @@ public abstract class ResourceLeakSuite
         {
             subscribeCancelStream(connection);
         }
-        awaitTrue("warm-up streams cancelled on the server", () -> openStreams.get() == 0);
+        Await.until("warm-up streams cancelled on the server", () -> openStreams.get() == 0);
         final ResourceSnapshot before = settledSnapshot();
 
         for (int i = 0; i < CYCLES; i++)
         {
             subscribeCancelStream(connection);
         }
-        awaitTrue("every producer cancelled on the server", () -> openStreams.get() == 0);
+        Await.until("every producer cancelled on the server", () -> openStreams.get() == 0);
 
         assertNoLeak(before);
         assertThat(connection.isOpen()).isTrue();
@@ -199,16 +197,6 @@ public abstract class ResourceLeakSuite
         System.out.println(getClass().getSimpleName() + ": before " + before.values() + "\n  after " + after.values());
         assertThat(after.differencesFrom(before, TOLERANCES)).as("resources that moved after %d cycles", CYCLES).isEmpty();
         assertThat(errors).as("errors reported by the nodes").isEmpty();
-    }
-
-    private static void awaitTrue(final String what, final BooleanSupplier condition) throws InterruptedException
-    {
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean())
-        {
-            assertThat(System.nanoTime() - deadlineNs).as("timed out waiting until %s", what).isNegative();
-            Thread.sleep(10);
-        }
     }
 
     private Rivulet.Context context()

@@ -1,5 +1,6 @@
 package io.rivulet.transport.tcp;
 
+import io.rivulet.tck.Await;
 import io.rivulet.Connection;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
@@ -21,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,7 +53,7 @@ class PublisherRestartTest
             final List<TopicMessage> items = new CopyOnWriteArrayList<>();
             final AtomicReference<Throwable> failure = new AtomicReference<>();
             final Disposable subscription = connection.subscribe("md.>").subscribe(items::add, failure::set);
-            await("JOINED", () -> count(items, Kind.JOINED) == 1);
+            Await.until("JOINED", () -> count(items, Kind.JOINED) == 1);
 
             final AtomicBoolean restart = new AtomicBoolean();
             final AtomicReference<Publication> second = new AtomicReference<>();
@@ -91,11 +91,11 @@ class PublisherRestartTest
             }, "publisher");
             publisher.start();
 
-            await("data before the restart", () -> count(items, Kind.DATA) >= BEFORE_RESTART);
+            Await.until("data before the restart", () -> count(items, Kind.DATA) >= BEFORE_RESTART);
             restart.set(true);
             publisher.join(TimeUnit.SECONDS.toMillis(60));
             assertThat(publisher.isAlive()).isFalse();
-            await(summary(items), () -> count(items, Kind.JOINED) == 2 && count(items, Kind.END) == 1 &&
+            Await.until(summary(items), () -> count(items, Kind.JOINED) == 2 && count(items, Kind.END) == 1 &&
                 count(items, Kind.DATA) >= dataOfFirstSession(items) + AFTER_RESTART);
             assertThat(failure.get()).as("the subscription did not fail").isNull();
 
@@ -191,19 +191,6 @@ class PublisherRestartTest
     private static long count(final List<TopicMessage> items, final Kind kind)
     {
         return items.stream().filter(item -> item.kind() == kind).count();
-    }
-
-    private static void await(final Object what, final BooleanSupplier condition) throws InterruptedException
-    {
-        final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(5);
-        }
     }
 
     private static Rivulet launch(final List<Throwable> errors)

@@ -1,0 +1,4 @@
+/**
+ * The reliable-datagram SPI ({@link io.rivulet.spi.DatagramEndpoint}) over one verbs UD queue pair.
+ */
+package io.rivulet.transport.rdma.ud;

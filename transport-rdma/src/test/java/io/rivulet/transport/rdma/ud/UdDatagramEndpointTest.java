@@ -18,6 +18,7 @@ import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The UD endpoint on the soft provider (in-process fabric): delivery, peers, back-pressure, limits, close. */
 class UdDatagramEndpointTest
@@ -216,5 +217,56 @@ class UdDatagramEndpointTest
         a.close();
         assertThat(context.registrations()).isZero();
         assertThatThrownBy(() -> a.poll(new Received(), 1)).isInstanceOf(IllegalStateException.class);
+    }
+    @Test
+    void shouldNotAllocateOnSendOrPollOnceWarm() throws IOException
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported(), "thread allocation counting unsupported");
+        threads.setThreadAllocatedMemoryEnabled(true);
+        final UdDatagramEndpoint a = endpoint(context(), 64, 16);
+        final UdDatagramEndpoint b = endpoint(context(), 64, 16);
+        final int peer = a.resolve(b.localAddress());
+        b.resolve(a.localAddress());
+        final long[] count = new long[1];
+        final DatagramEndpoint.DatagramHandler counter = (p, buffer, offset, length) -> count[0] += buffer.getByte(offset);
+        fill(128, 1);
+        message.putByte(0, (byte)1);
+        exchange(a, b, peer, counter, count, 5_000); // warm up: JIT and the soft device's own buffers
+        final long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+        exchange(a, b, peer, counter, count, 2_000);
+        final long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+        assertThat(allocated).as("bytes allocated by 2,000 sends and polls").isZero();
+    }
+
+    /** Sends {@code datagrams} one by one, polling both ends until each has arrived; no allocation here. */
+    private void exchange(
+        final UdDatagramEndpoint a,
+        final UdDatagramEndpoint b,
+        final int peer,
+        final DatagramEndpoint.DatagramHandler counter,
+        final long[] count,
+        final int datagrams)
+    {
+        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+        for (int i = 0; i < datagrams; i++)
+        {
+            while (!a.send(peer, message, 0, 128))
+            {
+                a.poll(counter, 16);
+            }
+            final long target = count[0] + 1;
+            while (count[0] < target)
+            {
+                b.poll(counter, 16);
+                a.poll(counter, 16);
+                if (System.nanoTime() - deadlineNs > 0)
+                {
+                    throw new AssertionError("timed out at datagram " + i);
+                }
+                Thread.onSpinWait();
+            }
+        }
     }
 }

@@ -41,7 +41,7 @@ class UdDatagramEndpointTest
 
     private SoftVerbsContext context() throws IOException
     {
-        final SoftVerbsContext context = (SoftVerbsContext)provider.open(InetAddress.getLoopbackAddress());
+        final SoftVerbsContext context = provider.open(InetAddress.getLoopbackAddress());
         resources.add(context);
         return context;
     }

@@ -172,7 +172,7 @@ class UdReliableFanOutTest
         final int receiveSlots,
         final int sendSlots) throws IOException
     {
-        final SoftVerbsContext context = (SoftVerbsContext)provider.open(InetAddress.getLoopbackAddress());
+        final SoftVerbsContext context = provider.open(InetAddress.getLoopbackAddress());
         contexts.add(context);
         context.faults(SoftFaults.seeded(0x0D_5EEDL + seed).drop(LOSS).duplicate(0.02).reorder(0.05));
         final UdDatagramEndpoint endpoint = new UdDatagramEndpoint(

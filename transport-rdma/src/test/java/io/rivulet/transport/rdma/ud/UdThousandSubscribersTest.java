@@ -59,8 +59,8 @@ class UdThousandSubscribersTest
             .validate();
         final SoftVerbsProvider provider = new SoftVerbsProvider(new SoftFabric());
         final List<UdDatagramEndpoint> endpoints = new ArrayList<>();
-        try (SoftVerbsContext publisherDevice = (SoftVerbsContext)provider.open(InetAddress.getLoopbackAddress());
-            SoftVerbsContext subscriberDevice = (SoftVerbsContext)provider.open(InetAddress.getLoopbackAddress()))
+        try (SoftVerbsContext publisherDevice = provider.open(InetAddress.getLoopbackAddress());
+            SoftVerbsContext subscriberDevice = provider.open(InetAddress.getLoopbackAddress()))
         {
             final CountingContext publisherContext = new CountingContext(publisherDevice);
             final UdDatagramEndpoint publisherEndpoint = new UdDatagramEndpoint(

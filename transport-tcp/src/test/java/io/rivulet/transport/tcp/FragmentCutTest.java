@@ -1,5 +1,6 @@
 package io.rivulet.transport.tcp;
 
+import io.rivulet.tck.Await;
 import io.rivulet.Connection;
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
@@ -246,11 +247,7 @@ class FragmentCutTest
 
     private static void awaitEnded(final Rivulet node, final long count) throws InterruptedException
     {
-        final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-        while (ended(node) < count && System.nanoTime() - deadlineNs < 0)
-        {
-            Thread.sleep(10);
-        }
+        Await.until("connections ended on the node", () -> ended(node) >= count);
         assertThat(ended(node)).as("connections ended on the node").isGreaterThanOrEqualTo(count);
     }
 

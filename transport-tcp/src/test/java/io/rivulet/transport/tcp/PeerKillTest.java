@@ -1,5 +1,6 @@
 package io.rivulet.transport.tcp;
 
+import io.rivulet.tck.Await;
 import io.rivulet.Connection;
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
@@ -211,11 +212,7 @@ class PeerKillTest
                     probe.error.complete(failure);
                 },
                 () -> probe.error.complete(null));
-            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (probe.items.get() < 3 && System.nanoTime() - deadlineNs < 0)
-            {
-                Thread.sleep(10);
-            }
+            Await.until("ticks before the fault", () -> probe.items.get() >= 3);
             assertThat(probe.items.get()).as("ticks before the fault").isGreaterThanOrEqualTo(3);
             return probe;
         }

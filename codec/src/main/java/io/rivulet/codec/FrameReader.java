@@ -2,6 +2,7 @@ package io.rivulet.codec;
 
 import io.rivulet.codec.wire.CancelDecoder;
 import io.rivulet.codec.wire.CloseDecoder;
+import io.rivulet.codec.wire.DatagramOfferDecoder;
 import io.rivulet.codec.wire.ErrorDecoder;
 import io.rivulet.codec.wire.KeepaliveDecoder;
 import io.rivulet.codec.wire.MessageHeaderDecoder;
@@ -62,6 +63,14 @@ public final class FrameReader
     public static final int REGION_OP_FETCH_AND_ADD = 4;
     /** Highest region error code (UNSUPPORTED). */
     public static final int MAX_REGION_ERROR = 7;
+    /** Smallest datagram payload a DATAGRAM_OFFER may ask for: room for a topic frame's header and some data. */
+    public static final int MIN_DATAGRAM_PAYLOAD = 64;
+    /** Largest datagram payload a DATAGRAM_OFFER may ask for. */
+    public static final int MAX_DATAGRAM_PAYLOAD = 65536;
+    /** Largest window of a DATAGRAM_OFFER; the window is a power of two from 1 up to this. */
+    public static final int MAX_DATAGRAM_WINDOW = 65536;
+    /** Longest address of a DATAGRAM_OFFER in UTF-8 bytes, so that the offer fits the smallest frame (256). */
+    public static final int MAX_DATAGRAM_ADDRESS_LENGTH = 200;
 
     private DirectBuffer buffer;
     private int frameOffset;
@@ -109,6 +118,10 @@ public final class FrameReader
     private long compareAdd;
     private long swap;
     private long value;
+    // Datagram offer.
+    private int initialSequence;
+    private int maxPayload;
+    private int window;
 
     /**
      * Validates a frame and makes its fields readable.
@@ -405,6 +418,32 @@ public final class FrameReader
                 position = readData(position, end);
                 break;
 
+            // Reliable datagrams: the offer sizes the receiver's window and buffers, so every bound is checked here.
+            case 27:
+                sessionId = buffer.getInt(blockOffset + DatagramOfferDecoder.sessionIdEncodingOffset(), ORDER);
+                initialSequence = buffer.getInt(blockOffset + DatagramOfferDecoder.initialSequenceEncodingOffset(), ORDER);
+                maxPayload = buffer.getInt(blockOffset + DatagramOfferDecoder.maxPayloadEncodingOffset(), ORDER);
+                window = buffer.getInt(blockOffset + DatagramOfferDecoder.windowEncodingOffset(), ORDER);
+                if (sessionId == 0)
+                {
+                    return fail("DATAGRAM_OFFER session id must not be 0");
+                }
+                if (maxPayload < MIN_DATAGRAM_PAYLOAD || maxPayload > MAX_DATAGRAM_PAYLOAD)
+                {
+                    return fail("DATAGRAM_OFFER max payload must be " + MIN_DATAGRAM_PAYLOAD + " to " +
+                        MAX_DATAGRAM_PAYLOAD + " bytes");
+                }
+                if (window <= 0 || window > MAX_DATAGRAM_WINDOW || (window & (window - 1)) != 0)
+                {
+                    return fail("DATAGRAM_OFFER window must be a power of two from 1 to " + MAX_DATAGRAM_WINDOW);
+                }
+                position = readData(position, end);
+                if (position >= 0 && (dataLength < 1 || dataLength > MAX_DATAGRAM_ADDRESS_LENGTH))
+                {
+                    return fail("DATAGRAM_OFFER address must be 1 to " + MAX_DATAGRAM_ADDRESS_LENGTH + " bytes");
+                }
+                break;
+
             default:
                 return fail("unknown frame type");
         }
@@ -524,6 +563,7 @@ public final class FrameReader
             case 24: return RegionRevokedDecoder.BLOCK_LENGTH;
             case 25: return RegionOpDecoder.BLOCK_LENGTH;
             case 26: return RegionOpResultDecoder.BLOCK_LENGTH;
+            case 27: return DatagramOfferDecoder.BLOCK_LENGTH;
             default: return -1;
         }
     }
@@ -646,7 +686,7 @@ public final class FrameReader
         return topicId;
     }
 
-    /** @return the publication session of a topic frame. */
+    /** @return the publication session of a topic frame, or the datagram session of DATAGRAM_OFFER (not 0). */
     public int sessionId()
     {
         return sessionId;
@@ -710,8 +750,8 @@ public final class FrameReader
     }
 
     /**
-     * @return the UTF-8 text of an ERROR or CLOSE frame, the pattern of SUBSCRIBE, the topic of TOPIC_ATTACH or
-     * the message of TOPIC_DETACH (allocates; control path only).
+     * @return the UTF-8 text of an ERROR or CLOSE frame, the pattern of SUBSCRIBE, the topic of TOPIC_ATTACH,
+     * the message of TOPIC_DETACH or the address of DATAGRAM_OFFER (allocates; control path only).
      */
     public String text()
     {
@@ -790,5 +830,28 @@ public final class FrameReader
     public long value()
     {
         return value;
+    }
+
+    // ---------------------------------------------------------------------------------- datagram offer
+
+    /** @return the first sequence the offering side expects on its datagram session (DATAGRAM_OFFER; any value). */
+    public int initialSequence()
+    {
+        return initialSequence;
+    }
+
+    /**
+     * @return the largest datagram payload the offering side receives (DATAGRAM_OFFER;
+     * {@link #MIN_DATAGRAM_PAYLOAD} to {@link #MAX_DATAGRAM_PAYLOAD}).
+     */
+    public int maxPayload()
+    {
+        return maxPayload;
+    }
+
+    /** @return the receive window of DATAGRAM_OFFER in datagrams (a power of two, 1 to {@link #MAX_DATAGRAM_WINDOW}). */
+    public int window()
+    {
+        return window;
     }
 }

@@ -2,6 +2,7 @@ package io.rivulet.codec;
 
 import io.rivulet.codec.wire.CancelDecoder;
 import io.rivulet.codec.wire.CloseDecoder;
+import io.rivulet.codec.wire.DatagramOfferDecoder;
 import io.rivulet.codec.wire.ErrorDecoder;
 import io.rivulet.codec.wire.KeepaliveDecoder;
 import io.rivulet.codec.wire.PayloadDecoder;
@@ -66,6 +67,10 @@ public final class FrameType
     public static final int REGION_OP = RegionOpDecoder.TEMPLATE_ID;
     public static final int REGION_OP_RESULT = RegionOpResultDecoder.TEMPLATE_ID;
 
+    // Reliable datagrams: a connection-level frame (no stream id), see the schema's datagram section.
+    /** Either side: send this connection's topic data to me as reliable datagrams at this address and session. */
+    public static final int DATAGRAM_OFFER = DatagramOfferDecoder.TEMPLATE_ID;
+
     private FrameType()
     {
     }
@@ -106,6 +111,7 @@ public final class FrameType
             case 24: return "REGION_REVOKED";
             case 25: return "REGION_OP";
             case 26: return "REGION_OP_RESULT";
+            case 27: return "DATAGRAM_OFFER";
             default: return "UNKNOWN";
         }
     }

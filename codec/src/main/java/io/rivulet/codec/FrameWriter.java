@@ -2,6 +2,7 @@ package io.rivulet.codec;
 
 import io.rivulet.codec.wire.CancelEncoder;
 import io.rivulet.codec.wire.CloseEncoder;
+import io.rivulet.codec.wire.DatagramOfferEncoder;
 import io.rivulet.codec.wire.ErrorCode;
 import io.rivulet.codec.wire.ErrorEncoder;
 import io.rivulet.codec.wire.KeepaliveEncoder;
@@ -75,6 +76,7 @@ public final class FrameWriter
     private final RegionRevokedEncoder regionRevoked = new RegionRevokedEncoder();
     private final RegionOpEncoder regionOp = new RegionOpEncoder();
     private final RegionOpResultEncoder regionOpResult = new RegionOpResultEncoder();
+    private final DatagramOfferEncoder datagramOffer = new DatagramOfferEncoder();
 
     /**
      * Bytes of a TOPIC_DATA frame before its data: header, block and the data's length field. A publisher
@@ -624,5 +626,46 @@ public final class FrameWriter
             regionOpResult.putData(data, dataOffset, dataLength);
         }
         return HEADER_LENGTH + regionOpResult.encodedLength();
+    }
+
+    // ---------------------------------------------------------------------------------- datagram offer
+
+    /**
+     * Length of a DATAGRAM_OFFER frame.
+     *
+     * @param addressLength bytes of the UTF-8 address.
+     * @return the frame's encoded length.
+     */
+    public static int datagramOfferLength(final int addressLength)
+    {
+        return HEADER_LENGTH + DatagramOfferEncoder.BLOCK_LENGTH + DatagramOfferEncoder.addressHeaderLength() +
+            addressLength;
+    }
+
+    /**
+     * Encodes a DATAGRAM_OFFER: send this connection's topic data to me as reliable datagrams at this address and
+     * session. The writer does not check the ranges; the peer's {@link FrameReader} does.
+     *
+     * @param buffer          to write into.
+     * @param offset          where the frame starts.
+     * @param sessionId       the datagram session the offering side receives on (not 0).
+     * @param initialSequence the first sequence it expects.
+     * @param maxPayload      the largest datagram payload it receives.
+     * @param window          its receive window in datagrams (a power of two).
+     * @param address         its datagram address, UTF-8.
+     * @return the encoded length, {@link #datagramOfferLength(int)} of the address.
+     */
+    public int writeDatagramOffer(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final int sessionId,
+        final int initialSequence,
+        final int maxPayload,
+        final int window,
+        final byte[] address)
+    {
+        datagramOffer.wrapAndApplyHeader(buffer, offset, header).sessionId(sessionId).initialSequence(initialSequence)
+            .maxPayload(maxPayload).window(window).putAddress(address, 0, address.length);
+        return HEADER_LENGTH + datagramOffer.encodedLength();
     }
 }

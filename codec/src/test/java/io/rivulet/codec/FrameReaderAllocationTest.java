@@ -6,6 +6,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -86,6 +87,44 @@ class FrameReaderAllocationTest
 
         assertThat(valid).isZero();
         assertThat(allocated).as("bytes allocated by %d rejected wraps", MEASURED_WRAPS).isLessThan(ALLOCATION_BOUND);
+    }
+
+    @Test
+    void shouldNotAllocateWhenWrappingOrRejectingDatagramOffers()
+    {
+        final List<Sample> valid = DatagramOfferCodecTest.samples();
+        final List<byte[]> frames = new ArrayList<>();
+        for (final Sample sample : valid)
+        {
+            frames.add(sample.bytes());
+        }
+        final FrameWriter writer = new FrameWriter();
+        final UnsafeBuffer scratch = new UnsafeBuffer(new byte[512]);
+        final byte[] address = "h:1".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        // One frame per rule, each rejected with its own reason.
+        frames.add(Arrays.copyOf(scratch.byteArray(), writer.writeDatagramOffer(scratch, 0, 0, 1, 1024, 16, address)));
+        frames.add(Arrays.copyOf(scratch.byteArray(), writer.writeDatagramOffer(scratch, 0, 7, 1, 63, 16, address)));
+        frames.add(Arrays.copyOf(scratch.byteArray(), writer.writeDatagramOffer(scratch, 0, 7, 1, 1024, 3, address)));
+        frames.add(Arrays.copyOf(scratch.byteArray(), writer.writeDatagramOffer(scratch, 0, 7, 1, 1024, 16, new byte[0])));
+        frames.add(Arrays.copyOf(valid.get(0).bytes(), valid.get(0).length() - 1));
+        final UnsafeBuffer[] buffers = new UnsafeBuffer[frames.size()];
+        final int[] lengths = new int[frames.size()];
+        for (int i = 0; i < buffers.length; i++)
+        {
+            buffers[i] = new UnsafeBuffer(frames.get(i));
+            lengths[i] = frames.get(i).length;
+        }
+        final FrameReader reader = new FrameReader();
+        final long expectedValid = (long)MEASURED_WRAPS / buffers.length * valid.size();
+
+        wrapAll(reader, buffers, lengths, WARM_UP_WRAPS);
+
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        final long accepted = wrapAll(reader, buffers, lengths, MEASURED_WRAPS);
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+        assertThat(accepted).as("only the valid offers are accepted").isBetween(expectedValid, expectedValid + valid.size());
+        assertThat(allocated).as("bytes allocated by %d offer wraps", MEASURED_WRAPS).isLessThan(ALLOCATION_BOUND);
     }
 
     private static long wrapAll(final FrameReader reader, final UnsafeBuffer[] buffers, final int[] lengths, final int count)

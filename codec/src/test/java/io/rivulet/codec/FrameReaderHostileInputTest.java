@@ -130,7 +130,7 @@ class FrameReaderHostileInputTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = { 0, 27, 28, 255, 256, 0x8000, 65535 }) // 12..20 topic frames, 21..26 region frames
+    @ValueSource(ints = { 0, 28, 29, 255, 256, 0x8000, 65535 }) // 12..20 topic, 21..26 region frames, 27 DATAGRAM_OFFER
     void shouldRejectUnknownTemplateIds(final int templateId)
     {
         for (final Sample sample : samples())

@@ -38,12 +38,12 @@ class FrameReaderFuzzTest
             return;
         }
         final int type = reader.frameType();
-        assertThat(type).isBetween(FrameType.SETUP, FrameType.TOPIC_DETACH);
+        assertThat(type).isBetween(FrameType.SETUP, FrameType.DATAGRAM_OFFER);
         assertThat(reader.streamId()).isNotNegative();
         assertInside(reader.metadataOffset(), reader.metadataLength(), input.length);
         assertInside(reader.dataOffset(), reader.dataLength(), input.length);
         if (type == FrameType.ERROR || type == FrameType.CLOSE || type == FrameType.SUBSCRIBE ||
-            type == FrameType.TOPIC_ATTACH || type == FrameType.TOPIC_DETACH)
+            type == FrameType.TOPIC_ATTACH || type == FrameType.TOPIC_DETACH || type == FrameType.DATAGRAM_OFFER)
         {
             assertThat(reader.text()).isNotNull();
         }
@@ -110,6 +110,12 @@ class FrameReaderFuzzTest
                 final byte[] pattern = new byte[reader.dataLength()];
                 in.getBytes(reader.dataOffset(), pattern);
                 length = writer.writeSubscribe(out, 0, reader.subscriptionId(), reader.credits(), pattern);
+                break;
+            case FrameType.DATAGRAM_OFFER:
+                final byte[] address = new byte[reader.dataLength()];
+                in.getBytes(reader.dataOffset(), address);
+                length = writer.writeDatagramOffer(out, 0, reader.sessionId(), reader.initialSequence(),
+                    reader.maxPayload(), reader.window(), address);
                 break;
             default:
                 return null;

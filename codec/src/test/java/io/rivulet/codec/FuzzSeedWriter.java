@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Writes the seed corpus of {@link FrameReaderFuzzTest}: one valid frame of every type (topic frames included)
- * written by {@link FrameWriter}, plus known nasty cases. The files are committed; run this only to regenerate
+ * Writes the seed corpus of {@link FrameReaderFuzzTest}: one valid frame of every type (topic, region and datagram
+ * offer frames included) written by {@link FrameWriter}, plus known nasty cases. The files are committed; run this only to regenerate
  * them after a wire change:
  * <pre>{@code
  * mvn -B -q test-compile -pl codec -am
@@ -40,6 +40,8 @@ public final class FuzzSeedWriter
     {
         final List<TestFrames.Sample> seeds = new ArrayList<>(TestFrames.variety());
         seeds.addAll(TopicFrameHostileInputTest.samples());
+        seeds.addAll(RegionFrameCodecTest.samples());
+        seeds.addAll(DatagramOfferCodecTest.samples());
 
         final TestFrames.Sample request = TestFrames.oneOfEachType().get(2);
         final byte[] truncated = Arrays.copyOf(request.bytes(), request.length() - 3);

@@ -11,7 +11,10 @@ import io.rivulet.region.ExposedRegion;
 import io.rivulet.region.RegionAccess;
 import io.rivulet.region.RegionRegistry;
 import io.rivulet.spi.OneSidedTransport;
+import io.rivulet.protocol.datagram.DatagramChannels;
 import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramEndpoint;
+import io.rivulet.spi.DatagramTransport;
 import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
@@ -110,6 +113,10 @@ public final class Rivulet implements AutoCloseable
         regions = new RegionRegistry(conductor, driver instanceof OneSidedTransport oneSided ? oneSided : null,
             counters.regionOpsEmulated, counters.regionOpsPosted);
         conductor.regions(regions);
+        if (context.topicDatagrams())
+        {
+            conductor.datagrams(openDatagramPlane(context, driver, counters));
+        }
 
         final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
         switch (context.threadingMode())
@@ -134,6 +141,42 @@ public final class Rivulet implements AutoCloseable
         for (final AgentRunner runner : runners)
         {
             AgentRunner.startOnThread(runner, context.threadFactory());
+        }
+    }
+
+    /** The node's datagram endpoint and the channels over it; closes the driver and counters when it cannot. */
+    private static DatagramChannels openDatagramPlane(
+        final Context context, final TransportDriver driver, final EngineCounters counters)
+    {
+        final DatagramSettings settings = context.datagramSettings();
+        if (!(driver instanceof DatagramTransport datagramTransport))
+        {
+            driver.close();
+            counters.close();
+            throw new ConfigurationException("rivulet.topicDatagrams needs a transport with datagrams (rdma); " +
+                context.transport().name() + " has none");
+        }
+        DatagramEndpoint endpoint = null;
+        try
+        {
+            endpoint = datagramTransport.openDatagramEndpoint(settings.maxDatagramLength(), 2 * settings.window(),
+                settings.window());
+            return new DatagramChannels(settings, endpoint, counters.factory(), context.maxFrameLength());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (endpoint != null)
+            {
+                endpoint.close();
+            }
+            driver.close();
+            counters.close();
+            if (ex instanceof ConfigurationException configuration)
+            {
+                throw configuration;
+            }
+            throw new RivuletException("cannot open the datagram endpoint for rivulet.topicDatagrams on " +
+                context.transport().name() + ": " + ex.getMessage(), ex);
         }
     }
 
@@ -389,6 +432,7 @@ public final class Rivulet implements AutoCloseable
         private String authToken = System.getProperty("rivulet.authToken");
         private Authenticator authenticator = tokensProperty();
         private DatagramSettings datagramSettings;
+        private boolean topicDatagrams = Boolean.parseBoolean(System.getProperty("rivulet.topicDatagrams", "false"));
         private String nodeName = System.getProperty("rivulet.nodeName");
         private String countersDirectory = System.getProperty("rivulet.countersDir",
             NodeDirectory.defaultDirectory().toString());
@@ -708,6 +752,24 @@ public final class Rivulet implements AutoCloseable
         public DatagramSettings datagramSettings()
         {
             return datagramSettings;
+        }
+
+        /**
+         * Whether topic data (what publications send to subscriber connections) goes as reliable datagrams over
+         * the transport's datagram endpoint, one per node (RDMA: one UD queue pair for every peer), instead of each
+         * connection's reliable link ({@code rivulet.topicDatagrams}, false). Control frames stay on the link; a
+         * peer that does not offer datagrams, or whose {@link #datagramSettings} differ, keeps its link. The
+         * transport must support datagrams ({@code rdma}); starting a node on one that does not fails.
+         */
+        public Context topicDatagrams(final boolean topicDatagrams)
+        {
+            this.topicDatagrams = topicDatagrams;
+            return this;
+        }
+
+        public boolean topicDatagrams()
+        {
+            return topicDatagrams;
         }
 
         /**

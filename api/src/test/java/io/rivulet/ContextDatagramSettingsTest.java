@@ -33,14 +33,16 @@ class ContextDatagramSettingsTest
     {
         final Rivulet.Context context = new Rivulet.Context().transport(NO_TRANSPORT).conclude();
         assertThat(context.datagramSettings()).isNotNull();
-        assertThat(context.datagramSettings().window()).isEqualTo(1024);
+        assertThat(context.datagramSettings().window()).isEqualTo(256);
+        assertThat(context.datagramSettings().maxDatagramLength()).isEqualTo(4096); // the common RDMA path MTU
+        assertThat(context.topicDatagrams()).isFalse();
         assertThat(context.datagramSettings().swift().targetDelayNs()).isEqualTo(200_000);
     }
 
     @Test
     void concludeKeepsGivenSettings()
     {
-        final DatagramSettings settings = new DatagramSettings().window(256).swift(new SwiftSettings().maxWindow(128));
+        final DatagramSettings settings = new DatagramSettings().window(512).swift(new SwiftSettings().maxWindow(128));
         final Rivulet.Context context = new Rivulet.Context().transport(NO_TRANSPORT).datagramSettings(settings).conclude();
         assertThat(context.datagramSettings()).isSameAs(settings);
     }

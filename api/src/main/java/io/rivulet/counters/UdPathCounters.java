@@ -3,12 +3,10 @@ package io.rivulet.counters;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * The counters of one unreliable-datagram path (issue 5's reliability and congestion control): NAKs both
- * ways, retransmissions, the round-trip estimate and the congestion window. The UD protocol allocates one set
- * per path with {@link #allocate} when the path starts and {@link #close() closes} it when the path ends.
- *
- * <p>Nothing sets these yet: the UD protocol core is being written; until it allocates them, no such counter
- * exists in a node file (the type ids are in {@link CounterTypes}).
+ * The counters of one reliable-datagram channel (a connection's topic data over UD, both directions): NAKs
+ * both ways, retransmissions, the round-trip estimate and the congestion window. {@code DatagramChannels}
+ * allocates one set per connection with {@link #allocate} when both ends agreed to datagrams, copies the
+ * paths' figures into them about every 100 ms, and {@link #close() closes} them when the connection ends.
  */
 public final class UdPathCounters implements AutoCloseable
 {

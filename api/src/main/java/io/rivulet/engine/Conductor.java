@@ -15,6 +15,7 @@ import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.region.RegionRegistry;
+import io.rivulet.protocol.datagram.DatagramChannels;
 import io.rivulet.topic.TopicRegistry;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
@@ -68,6 +69,7 @@ public final class Conductor implements Agent, Executor
     private long shutdownDeadlineNs;
     /** The node's fan-out topics; each connection gets an endpoint in it. Set before the agents start. */
     private TopicRegistry topics;
+    private DatagramChannels datagrams;
     /** Who may connect to this node's servers (null: everyone) and the token its clients send in SETUP. */
     private Authenticator authenticator;
     private byte[] setupMetadata = new byte[0];
@@ -118,6 +120,16 @@ public final class Conductor implements Agent, Executor
     {
         this.authenticator = authenticator;
         this.setupMetadata = setupMetadata.clone();
+    }
+
+    /**
+     * Before the agents start: the node's datagram plane ({@code rivulet.topicDatagrams}). Each connection then
+     * offers its peer to take topic data as datagrams; the plane runs in this agent's duty cycle and is closed
+     * with it, before the driver.
+     */
+    public void datagrams(final DatagramChannels datagrams)
+    {
+        this.datagrams = datagrams;
     }
 
     /** Before the agents start: the node's one-sided remote memory layer. */
@@ -172,6 +184,10 @@ public final class Conductor implements Agent, Executor
                 rescheduleKeepalive(connection, now);
             }
         }
+        if (datagrams != null)
+        {
+            work += datagrams.doWork(now); // topic data as datagrams: receive, pack, send, acknowledge
+        }
         for (int i = refusals.size() - 1; i >= 0; i--)
         {
             if (refusals.get(i).progress(now))
@@ -209,6 +225,10 @@ public final class Conductor implements Agent, Executor
             connection.abort();
             connection.link().close();
             connection.counters().close();
+        }
+        if (datagrams != null)
+        {
+            datagrams.close(); // its endpoint lives on the driver's device
         }
         driver.close();
         quiescent = true;
@@ -449,6 +469,10 @@ public final class Conductor implements Agent, Executor
         if (regions != null)
         {
             connection.enableRegions(regions);
+        }
+        if (datagrams != null && topics != null)
+        {
+            connection.enableDatagrams(datagrams);
         }
         connections.add(connection);
         sender.add(connection);

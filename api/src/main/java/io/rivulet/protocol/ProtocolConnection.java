@@ -29,6 +29,8 @@ import io.rivulet.region.RegionEndpoint;
 import io.rivulet.region.RegionLink;
 import io.rivulet.region.RegionRegistry;
 import io.rivulet.region.RemoteRegion;
+import io.rivulet.protocol.datagram.DatagramChannel;
+import io.rivulet.protocol.datagram.DatagramChannels;
 import io.rivulet.topic.TopicEndpoint;
 import io.rivulet.topic.TopicLink;
 import io.rivulet.topic.TopicMessage;
@@ -36,7 +38,10 @@ import io.rivulet.topic.TopicRegistry;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -73,6 +78,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
         RELEASE
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(ProtocolConnection.class);
     private static final FrameHandler DISCARD = (buffer, offset, length) -> { };
 
     private final ReliableLink link;
@@ -100,6 +106,9 @@ public final class ProtocolConnection implements Connection, FrameHandler
     private long acceptanceDeadlineNs;
     /** One-sided remote memory on this connection (both roles); null when the node has none (unit tests). */
     private RegionEndpoint regions;
+    /** The node's datagram plane and this connection's channel on it; null when topic data stays on the link. */
+    private DatagramChannels datagramPlane;
+    private DatagramChannel datagrams;
 
     private volatile boolean open = true;
     private volatile SendMode sendMode = SendMode.ACTIVE;
@@ -458,7 +467,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
             @Override
             public boolean offer(final DirectBuffer buffer, final int offset, final int length)
             {
-                return link.offer(buffer, offset, length); // sender thread: the link's send half
+                // Sender thread: as datagrams once both ends agreed to (DATAGRAM_OFFER), else the link's send half.
+                final DatagramChannel channel = datagrams;
+                return channel != null && channel.isOpen() ?
+                    channel.offer(buffer, offset, length) : link.offer(buffer, offset, length);
             }
 
             @Override
@@ -479,6 +491,116 @@ public final class ProtocolConnection implements Connection, FrameHandler
                 return remoteAddress;
             }
         });
+    }
+
+    /**
+     * Conductor, before the first duty cycle and after {@link #enableTopics}: topic data may go over the node's
+     * datagram plane. This end offers it (DATAGRAM_OFFER right after SETUP) and sends its own topic data as
+     * datagrams once the peer's offer arrives; until then, or when the peer never offers, all stays on the link.
+     */
+    public void enableDatagrams(final DatagramChannels plane)
+    {
+        datagramPlane = plane;
+        datagrams = plane.newChannel(settings.maxFrameLength(), remoteAddress, counters.connectionId(),
+            settings.keepaliveTimeoutNs(), new DatagramChannel.FrameSink()
+            {
+                @Override
+                public void onDatagramFrame(final DirectBuffer buffer, final int offset, final int length)
+                {
+                    onTopicDatagram(buffer, offset, length);
+                }
+
+                @Override
+                public void onDatagramViolation(final String reason)
+                {
+                    if (closeCause == null)
+                    {
+                        protocolError(reason);
+                    }
+                }
+
+                @Override
+                public void onDatagramPathLost(final String reason)
+                {
+                    if (closeCause == null)
+                    {
+                        lose(new ConnectionLostException("connection to " + remoteAddress + " lost: " + reason));
+                    }
+                }
+            });
+    }
+
+    /** Conductor: tells the peer where to send this connection's topic data as datagrams. */
+    private void sendDatagramOffer()
+    {
+        if (datagrams == null)
+        {
+            return;
+        }
+        final byte[] address = datagramPlane.localAddress();
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[FrameWriter.datagramOfferLength(address.length)]);
+        final int length = Frames.writer().writeDatagramOffer(frame, 0, datagrams.receiveSessionId(),
+            datagrams.receiveInitialSequence(), datagramPlane.settings().maxPayload(), datagramPlane.settings().window(),
+            address);
+        if (!sendControlFrame(frame, 0, length))
+        {
+            throw new IllegalStateException("outbound ring full before DATAGRAM_OFFER");
+        }
+    }
+
+    private void onDatagramOffer()
+    {
+        if (datagrams == null)
+        {
+            return; // this node keeps topic data on the link; the peer sees no offer and does the same
+        }
+        final String mismatch = datagramPlane.mismatch(reader.maxPayload(), reader.window());
+        if (mismatch != null)
+        {
+            LOG.warn("connection {} to {}: topic data stays on the link: {}", counters.connectionId(), remoteAddress,
+                mismatch);
+            return;
+        }
+        final String violation = datagramPlane.onPeerOffer(datagrams, reader.sessionId(), reader.initialSequence(),
+            reader.maxPayload(), reader.window(), reader.text());
+        if (violation != null)
+        {
+            protocolError(violation);
+        }
+    }
+
+    /** @return true for the frames a publication's cursor sends: what goes as datagrams when both ends agree. */
+    private static boolean isCursorFrame(final int type)
+    {
+        return type == FrameType.TOPIC_DATA || type == FrameType.TOPIC_ATTACH || type == FrameType.TOPIC_SNAPSHOT ||
+            type == FrameType.TOPIC_GAP || type == FrameType.TOPIC_HEARTBEAT || type == FrameType.TOPIC_DETACH;
+    }
+
+    /** Conductor: a frame that came over the datagram channel; only a topic cursor's frames may. */
+    private void onTopicDatagram(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (closeCause != null)
+        {
+            return;
+        }
+        counters.onFrameReceived(length);
+        if (!reader.wrap(buffer, offset, length))
+        {
+            protocolError("malformed " + FrameType.name(frameTypeOrUnknown(buffer, offset, length)) +
+                " frame in a datagram: " + reader.error());
+            return;
+        }
+        final int type = reader.frameType();
+        if (!isCursorFrame(type))
+        {
+            protocolError(FrameType.name(type) + " frame in a datagram: only topic data may come that way");
+            return;
+        }
+        final String violation = topics.onFrame(reader, nowNs);
+        if (violation != null)
+        {
+            protocolError(violation);
+        }
     }
 
     /**
@@ -555,6 +677,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
             (int)TimeUnit.NANOSECONDS.toMillis(settings.keepaliveTimeoutNs()), settings.maxFrameLength(),
             metadata, data);
         outbound.commit(index);
+        sendDatagramOffer();
     }
 
     /**
@@ -888,6 +1011,12 @@ public final class ProtocolConnection implements Connection, FrameHandler
             case 19:
             case 20:
             {
+                if (datagrams != null && datagrams.isOpen() && isCursorFrame(type))
+                {
+                    // Both ends took each other's offer, so the peer's cursors send as datagrams, never here.
+                    protocolError(FrameType.name(type) + " on the link while this connection's topic data goes as datagrams");
+                    return;
+                }
                 final String violation = topics == null ? "topic frames are not enabled on this connection" :
                     topics.onFrame(reader, nowNs);
                 if (violation != null)
@@ -896,6 +1025,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
                 }
                 return;
             }
+
+            case 27: // DATAGRAM_OFFER: where the peer wants this connection's topic data as datagrams
+                onDatagramOffer();
+                return;
 
             case 21: // REGION_LOOKUP .. REGION_OP_RESULT: one-sided remote memory
             case 22:
@@ -986,6 +1119,7 @@ public final class ProtocolConnection implements Connection, FrameHandler
         keepaliveTimeoutNs = TimeUnit.MILLISECONDS.toNanos(reader.keepaliveTimeoutMs());
         keepaliveChanged = true;
         setupReceived = true;
+        sendDatagramOffer(); // before the server's application can subscribe on this connection
     }
 
     private void rejectSetup(final ErrorCode code, final String reason)
@@ -1382,6 +1516,10 @@ public final class ProtocolConnection implements Connection, FrameHandler
         if (regions != null)
         {
             regions.onClose(cause); // lookups and operations in flight fail; the one-sided path closes
+        }
+        if (datagrams != null)
+        {
+            datagrams.close(); // the plane forgets the channel on its next cycle
         }
         ProtocolStream stream;
         while ((stream = signals.poll()) != null)

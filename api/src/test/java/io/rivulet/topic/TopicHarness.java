@@ -7,6 +7,9 @@ import io.rivulet.engine.EngineCounters;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.protocol.datagram.DatagramChannels;
+import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.LinkClosedException;
 import io.rivulet.spi.ReliableLink;
@@ -22,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * A publisher node's topic layer and any number of subscriber connections to it, over in-memory links,
@@ -51,6 +55,13 @@ final class TopicHarness
     private long nowNs = START_NS;
     /** The publisher node is hung: its engine does nothing. */
     boolean publisherFrozen;
+    /** The two nodes' datagram planes, when topic data may go as datagrams; null otherwise. */
+    DatagramChannels publisherPlane;
+    DatagramChannels subscriberPlane;
+    /** Told the time before each cycle (a simulated datagram network). */
+    private LongConsumer datagramClock;
+    /** Whether the next subscriber connections offer datagrams (when the planes exist). */
+    boolean subscriberOffersDatagrams = true;
 
     TopicHarness()
     {
@@ -70,6 +81,26 @@ final class TopicHarness
         publisher = new TopicRegistry(commands::add, topicSender, settings);
         subscriberTopicSender = new TopicSender(() -> nowNs, settings);
         subscriberTopics = new TopicRegistry(commands::add, subscriberTopicSender, settings);
+    }
+
+    /**
+     * Before connecting: both nodes get a datagram plane, so connections made from now on carry topic data as
+     * datagrams over these endpoints.
+     *
+     * @param clock told the time before each cycle.
+     */
+    TopicHarness datagrams(
+        final DatagramSettings publisherSettings,
+        final DatagramEndpoint publisherEndpoint,
+        final DatagramSettings subscriberSettings,
+        final DatagramEndpoint subscriberEndpoint,
+        final LongConsumer clock)
+    {
+        publisherPlane = new DatagramChannels(publisherSettings, publisherEndpoint, null, MAX_FRAME_LENGTH);
+        subscriberPlane = new DatagramChannels(subscriberSettings, subscriberEndpoint, null, MAX_FRAME_LENGTH);
+        datagramClock = clock;
+        datagramClock.accept(nowNs);
+        return this;
     }
 
     /** A connection from a subscriber node to the publisher node. */
@@ -94,6 +125,14 @@ final class TopicHarness
             subscriberSide = newConnection(subscriberLink, true, subscriberMaxFrameLength);
             publisherSide.enableTopics(publisher);
             subscriberSide.enableTopics(subscriberTopics);
+            if (publisherPlane != null)
+            {
+                publisherSide.enableDatagrams(publisherPlane);
+                if (subscriberOffersDatagrams)
+                {
+                    subscriberSide.enableDatagrams(subscriberPlane);
+                }
+            }
             subscriberSide.sendSetup(new byte[0], new byte[0]);
         }
 
@@ -144,6 +183,10 @@ final class TopicHarness
     int step()
     {
         int work = 0;
+        if (datagramClock != null)
+        {
+            datagramClock.accept(nowNs);
+        }
         for (int i = 0; i < 256 && !commands.isEmpty(); i++)
         {
             commands.poll().run();
@@ -167,6 +210,14 @@ final class TopicHarness
                 work += drainRing(peer.subscriberSide, peer.subscriberLink, false, peer);
                 work += peer.subscriberSide.doWork(nowNs);
             }
+        }
+        if (publisherPlane != null)
+        {
+            if (!publisherFrozen)
+            {
+                work += publisherPlane.doWork(nowNs);
+            }
+            work += subscriberPlane.doWork(nowNs);
         }
         return work;
     }

@@ -58,6 +58,44 @@ public final class DatagramRing
         return position++;
     }
 
+    /**
+     * Where the next message's payload goes when it is written in place, a piece at a time, instead of
+     * copied by {@link #append}; {@link #commit} then publishes it. Check {@link #remaining()} first.
+     *
+     * @return the offset in {@link #buffer()} of the next slot's payload.
+     */
+    public int nextPayloadOffset()
+    {
+        return slotOffset(position) + DatagramHeader.DATA_HEADER_LENGTH;
+    }
+
+    /**
+     * Publishes the message written in place at {@link #nextPayloadOffset()}.
+     *
+     * @param length of the payload written.
+     * @return its position.
+     * @throws IllegalStateException when the ring is full (the caller did not check {@link #remaining()}).
+     */
+    public long commit(final int length)
+    {
+        if (length < 0 || length > maxPayload)
+        {
+            throw new IllegalArgumentException("message length " + length + " outside [0, " + maxPayload + "]");
+        }
+        if (position - releasedPosition >= capacity)
+        {
+            throw new IllegalStateException("ring full: " + capacity + " messages wait for acknowledgement");
+        }
+        buffer.putInt(slotOffset(position) + DatagramHeader.PAYLOAD_LENGTH_OFFSET, length, DatagramHeader.ORDER);
+        return position++;
+    }
+
+    /** @return the longest payload a slot holds. */
+    public int maxPayload()
+    {
+        return maxPayload;
+    }
+
     /** Frees every slot below {@code upTo} (what all paths acknowledged). */
     public void release(final long upTo)
     {

@@ -12,9 +12,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DatagramSettings
 {
-    private int window = size("rivulet.ud.window", 1024);
-    private int ringLength = size("rivulet.ud.ringLength", 4096);
-    private int maxPayload = size("rivulet.ud.maxPayload", 1024);
+    private int window = size("rivulet.ud.window", 256);
+    private int ringLength = size("rivulet.ud.ringLength", 512);
+    private int maxPayload = size("rivulet.ud.maxPayload", 4096 - DatagramHeader.DATA_HEADER_LENGTH);
     private int ackEvery = size("rivulet.ud.ackEvery", 16);
     private long ackIntervalNs = duration("rivulet.ud.ackInterval", TimeUnit.MICROSECONDS.toNanos(100));
     private long nakDelayNs = duration("rivulet.ud.nakDelay", TimeUnit.MICROSECONDS.toNanos(50));
@@ -27,7 +27,7 @@ public final class DatagramSettings
 
     /**
      * Most datagrams a path has in flight (sent, not cumulatively acknowledged), which is also the
-     * receiver's reorder window; a power of two within [64, 65536] ({@code rivulet.ud.window}, 1024).
+     * receiver's reorder window; a power of two within [64, 65536] ({@code rivulet.ud.window}, 256).
      */
     public DatagramSettings window(final int window)
     {
@@ -42,7 +42,7 @@ public final class DatagramSettings
 
     /**
      * Messages the publisher's ring keeps until every path acknowledges them; a power of two, at least
-     * {@link #window()} ({@code rivulet.ud.ringLength}, 4096).
+     * {@link #window()} ({@code rivulet.ud.ringLength}, 512).
      */
     public DatagramSettings ringLength(final int ringLength)
     {
@@ -55,7 +55,10 @@ public final class DatagramSettings
         return ringLength;
     }
 
-    /** Longest message, one per datagram ({@code rivulet.ud.maxPayload}, 1024 bytes). */
+    /**
+     * Longest message, one per datagram ({@code rivulet.ud.maxPayload}, 4072 bytes: with the 24-byte header a
+     * datagram fills the common 4096-byte RDMA path MTU).
+     */
     public DatagramSettings maxPayload(final int maxPayload)
     {
         this.maxPayload = maxPayload;

@@ -15,14 +15,14 @@ import java.util.SplittableRandom;
  * release-time order: a FIFO for those that arrive in order (the common case, O(1)) and a min-heap for the
  * rest. Single-threaded and allocation-free after construction.
  */
-final class LossyDatagramNetwork
+public final class LossyDatagramNetwork
 {
     private final SplittableRandom random;
     private final int maxDatagram;
     private final int inboxCapacity;
     private final ArrayList<Endpoint> endpoints = new ArrayList<>();
 
-    long nowNs;
+    public long nowNs;
     double drop;
     double duplicate;
     double reorder;
@@ -31,8 +31,8 @@ final class LossyDatagramNetwork
     long egressBytesPerSecond;
     long egressQueueLimitNs;
 
-    long dataSent;
-    long dataDrops;
+    public long dataSent;
+    public long dataDrops;
     long controlSent;
     long controlDrops;
     long duplicated;
@@ -40,14 +40,14 @@ final class LossyDatagramNetwork
     long inboxDrops;
     long bottleneckDrops;
 
-    LossyDatagramNetwork(final long seed, final int maxDatagram, final int inboxCapacity)
+    public LossyDatagramNetwork(final long seed, final int maxDatagram, final int inboxCapacity)
     {
         this.random = new SplittableRandom(seed);
         this.maxDatagram = maxDatagram;
         this.inboxCapacity = inboxCapacity;
     }
 
-    LossyDatagramNetwork faults(final double drop, final double duplicate, final double reorder)
+    public LossyDatagramNetwork faults(final double drop, final double duplicate, final double reorder)
     {
         this.drop = drop;
         this.duplicate = duplicate;
@@ -55,7 +55,7 @@ final class LossyDatagramNetwork
         return this;
     }
 
-    Endpoint newEndpoint()
+    public Endpoint newEndpoint()
     {
         final Endpoint endpoint = new Endpoint(endpoints.size());
         endpoints.add(endpoint);
@@ -79,7 +79,7 @@ final class LossyDatagramNetwork
     }
 
     /** One endpoint; its handle (and address) is its index. */
-    final class Endpoint implements DatagramEndpoint
+    public final class Endpoint implements DatagramEndpoint
     {
         final int index;
         final UnsafeBuffer store;

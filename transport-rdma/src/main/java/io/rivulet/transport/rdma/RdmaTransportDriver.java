@@ -1,5 +1,7 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.spi.DatagramEndpoint;
+import io.rivulet.spi.DatagramTransport;
 import io.rivulet.spi.ExposedMemory;
 import io.rivulet.spi.OneSidedPath;
 import io.rivulet.spi.OneSidedTransport;
@@ -9,6 +11,7 @@ import io.rivulet.spi.TransportDriver;
 import io.rivulet.counters.CounterTypes;
 import io.rivulet.spi.TransportSettings;
 import org.agrona.concurrent.status.AtomicCounter;
+import io.rivulet.transport.rdma.ud.UdDatagramEndpoint;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
@@ -33,7 +36,7 @@ import java.util.ArrayList;
  * <p>Not thread-safe: every method, and every method of the listeners and connectors it creates, is
  * for the one conductor thread that owns it; links follow {@link io.rivulet.spi.ReliableLink}'s split.
  */
-public final class RdmaTransportDriver implements TransportDriver, OneSidedTransport
+public final class RdmaTransportDriver implements TransportDriver, OneSidedTransport, DatagramTransport
 {
     /** Connection requests a listener lets the connection manager queue. */
     public static final int LISTEN_BACKLOG = 1024;
@@ -41,6 +44,8 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
     public static final int RETRY_COUNT = 7;
     /** RC receiver-not-ready retries: 7 retries forever on hardware; credits keep it from happening. */
     public static final int RNR_RETRY_COUNT = 7;
+    /** Q_Key of the node's UD queue pair for topic data ("RIVT"); a datagram with another is dropped by the NIC. */
+    public static final int DATAGRAM_QKEY = 0x52495654;
 
     private final RdmaTransport transport;
     private final TransportSettings settings;
@@ -53,6 +58,8 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
     private final ArrayList<RdmaLinkListener> listeners = new ArrayList<>();
     private final ArrayList<RdmaLinkConnector> connectors = new ArrayList<>();
     private final ArrayList<RdmaLink> links = new ArrayList<>();
+    /** The node's UD endpoint for topic data, when asked for; closed by its owner, and here at the latest. */
+    private UdDatagramEndpoint datagramEndpoint;
     private long nowNs = System.nanoTime();
     private boolean closed;
     private final AtomicCounter liveRegionsCounter;
@@ -237,6 +244,22 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
      * <p>Closes listeners, connectors and links (their queue pairs and completion queues), then the memory
      * pool, the protection domain and the device context.
      */
+    /**
+     * Opens the node's one UD queue pair (on this driver's device, with its own protection domain and regions),
+     * through which topic data reaches every peer. Q_Key {@link #DATAGRAM_QKEY}; peers learn it with the address.
+     */
+    @Override
+    public DatagramEndpoint openDatagramEndpoint(final int maxDatagramLength, final int receiveSlots, final int sendSlots)
+        throws IOException
+    {
+        if (datagramEndpoint != null)
+        {
+            throw new IllegalStateException("this driver already opened its datagram endpoint");
+        }
+        datagramEndpoint = new UdDatagramEndpoint(context, maxDatagramLength, receiveSlots, sendSlots, DATAGRAM_QKEY);
+        return datagramEndpoint;
+    }
+
     @Override
     public void close()
     {
@@ -262,6 +285,10 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         connectors.clear();
         links.clear();
         oneSided.close();
+        if (datagramEndpoint != null)
+        {
+            datagramEndpoint.close();
+        }
 
         closeQuietly(memoryPool);
         liveRegionsCounter.close();

@@ -59,6 +59,8 @@ public final class MarketData
         "  --transport NAME        transport (default: rivulet.transport or tcp)",
         "  --threading MODE        engine threads per node: SHARED (default) or DEDICATED",
         "  --idle STRATEGY         backoff (default), busy, yield, sleep, noop",
+        "  --topic-data WAY        link (default), or datagrams: reliable datagrams over one UD queue pair",
+        "                          per node (rivulet.topicDatagrams; needs --transport rdma on both sides)",
         "  --help                  show this text",
         "",
         "Two processes:  ./rivulet-demo marketdata --mode publisher --port 7071 --wait-for 2",
@@ -475,7 +477,7 @@ public final class MarketData
             for (final String name : values.keySet())
             {
                 if (!List.of("mode", "instruments", "messages", "rate", "subscribers", "slow", "quotes-policy", "host",
-                    "port", "pattern", "wait-for", "transport", "threading", "idle").contains(name))
+                    "port", "pattern", "wait-for", "transport", "threading", "idle", "topic-data").contains(name))
                 {
                     usageError("unknown option '--" + name + "'");
                 }
@@ -529,6 +531,15 @@ public final class MarketData
             if (idle != null)
             {
                 context.idleStrategy(idle);
+            }
+            final String topicData = values.get("topic-data");
+            if (topicData != null)
+            {
+                if (!List.of("link", "datagrams").contains(topicData))
+                {
+                    usageError("--topic-data must be link or datagrams, got '" + topicData + "'");
+                }
+                context.topicDatagrams("datagrams".equals(topicData));
             }
             return context;
         }

@@ -113,7 +113,8 @@ class SoftBottleneckTest
             final long burstMax = a.context.bottleneckMaxQueueDelayNs();
             assertThat(burstMax).as("the burst queued").isPositive();
 
-            assertThat(a.context.resetBottleneckMaxQueueDelayNs()).as("reset returns the old maximum").isEqualTo(burstMax);
+            assertThat(a.context.resetBottleneckMaxQueueDelayNs()).as("reset returns the old maximum")
+                .isEqualTo(burstMax);
             assertThat(a.context.bottleneckMaxQueueDelayNs()).isZero();
 
             // One datagram on the idle link waits for nothing: the new maximum is its wait, not the burst's.

@@ -76,7 +76,7 @@ public final class SoftVerbsContext implements VerbsContext
     private final AtomicLong bottleneckDrops = new AtomicLong();
     private final AtomicLong bottleneckDatagrams = new AtomicLong();
     private final AtomicLong bottleneckQueueDelayNs = new AtomicLong();
-    private volatile long bottleneckMaxQueueDelayNs;
+    private final AtomicLong bottleneckMaxQueueDelayNs = new AtomicLong();
     private final AtomicLong remoteAccessViolations = new AtomicLong();
     private final AtomicLong protocolErrors = new AtomicLong();
     private final AtomicLong queuePairErrors = new AtomicLong();
@@ -370,10 +370,21 @@ public final class SoftVerbsContext implements VerbsContext
         return bottleneckQueueDelayNs.get();
     }
 
-    /** @return the longest wait in the bottleneck queue, in ns. */
+    /** @return the longest wait in the bottleneck queue, in ns, since the device opened or the last reset. */
     public long bottleneckMaxQueueDelayNs()
     {
-        return bottleneckMaxQueueDelayNs;
+        return bottleneckMaxQueueDelayNs.get();
+    }
+
+    /**
+     * Starts a new maximum for {@link #bottleneckMaxQueueDelayNs()}, so a test can read the longest wait of
+     * one phase (after a warm-up, say) rather than of the device's whole life.
+     *
+     * @return the maximum until now.
+     */
+    public long resetBottleneckMaxQueueDelayNs()
+    {
+        return bottleneckMaxQueueDelayNs.getAndSet(0);
     }
 
     /** @return remote requests refused for a bad rkey, bounds or permissions. */
@@ -609,14 +620,15 @@ public final class SoftVerbsContext implements VerbsContext
         bottleneckDrops.incrementAndGet();
     }
 
-    /** NIC thread only (single writer of the maximum). */
+    /** NIC thread; the maximum is a CAS loop because {@link #resetBottleneckMaxQueueDelayNs()} may race it. */
     void onBottleneckQueued(final long queueDelayNs)
     {
         bottleneckDatagrams.incrementAndGet();
         bottleneckQueueDelayNs.addAndGet(queueDelayNs);
-        if (queueDelayNs > bottleneckMaxQueueDelayNs)
+        long max = bottleneckMaxQueueDelayNs.get();
+        while (queueDelayNs > max && !bottleneckMaxQueueDelayNs.compareAndSet(max, queueDelayNs))
         {
-            bottleneckMaxQueueDelayNs = queueDelayNs;
+            max = bottleneckMaxQueueDelayNs.get();
         }
     }
 

@@ -100,6 +100,34 @@ class SoftBottleneckTest
     }
 
     @Test
+    void shouldStartANewMaximumQueueDelayOnReset() throws IOException
+    {
+        final SoftVerbsProvider provider = Mode.IN_PROCESS.provider();
+        try (Device a = new Device(provider, 64); Device b = new Device(provider, 64))
+        {
+            // 100 KB/s: 10 ms per datagram, so the last of 8 posted together waits about 70 ms.
+            a.context.faults(SoftFaults.seeded(1).bottleneck(100_000, 64));
+            final Flow burst = new Flow(a, b, 8);
+            burst.sendAll();
+            burst.receive(8);
+            final long burstMax = a.context.bottleneckMaxQueueDelayNs();
+            assertThat(burstMax).as("the burst queued").isPositive();
+
+            assertThat(a.context.resetBottleneckMaxQueueDelayNs()).as("reset returns the old maximum")
+                .isEqualTo(burstMax);
+            assertThat(a.context.bottleneckMaxQueueDelayNs()).isZero();
+
+            // One datagram on the idle link waits for nothing: the new maximum is its wait, not the burst's.
+            final Flow single = new Flow(a, b, 1);
+            single.sendAll();
+            single.receive(1);
+            assertThat(a.context.bottleneckDatagrams()).isEqualTo(9);
+            assertThat(a.context.bottleneckMaxQueueDelayNs()).isZero();
+            assertThat(a.context.bottleneckQueueDelayNs()).as("the running total is not reset").isGreaterThan(burstMax);
+        }
+    }
+
+    @Test
     void shouldRefuseABadBottleneck()
     {
         assertThatThrownBy(() -> SoftFaults.seeded(1).bottleneck(-1, 4)).isInstanceOf(IllegalArgumentException.class);

@@ -148,7 +148,6 @@ public final class Rivulet implements AutoCloseable
     private static DatagramChannels openDatagramPlane(
         final Context context, final TransportDriver driver, final EngineCounters counters)
     {
-        final DatagramSettings settings = context.datagramSettings();
         if (!(driver instanceof DatagramTransport datagramTransport))
         {
             driver.close();
@@ -156,6 +155,9 @@ public final class Rivulet implements AutoCloseable
             throw new ConfigurationException("rivulet.topicDatagrams needs a transport with datagrams (rdma); " +
                 context.transport().name() + " has none");
         }
+        // Defaults suit RDMA hardware; a transport whose round trips are slower (the soft provider) tunes them.
+        final DatagramSettings settings = context.datagramSettingsGiven() ? context.datagramSettings() :
+            datagramTransport.defaultDatagramSettings(context.datagramSettings());
         DatagramEndpoint endpoint = null;
         try
         {
@@ -432,6 +434,8 @@ public final class Rivulet implements AutoCloseable
         private String authToken = System.getProperty("rivulet.authToken");
         private Authenticator authenticator = tokensProperty();
         private DatagramSettings datagramSettings;
+        /** Whether the application gave {@link #datagramSettings}; otherwise the transport may tune the defaults. */
+        private boolean datagramSettingsGiven;
         private boolean topicDatagrams = Boolean.parseBoolean(System.getProperty("rivulet.topicDatagrams", "false"));
         private String nodeName = System.getProperty("rivulet.nodeName");
         private String countersDirectory = System.getProperty("rivulet.countersDir",
@@ -754,6 +758,12 @@ public final class Rivulet implements AutoCloseable
             return datagramSettings;
         }
 
+        /** @return true when the application set {@link #datagramSettings(DatagramSettings)} itself (after conclude). */
+        public boolean datagramSettingsGiven()
+        {
+            return datagramSettingsGiven;
+        }
+
         /**
          * Whether topic data (what publications send to subscriber connections) goes as reliable datagrams over
          * the transport's datagram endpoint, one per node (RDMA: one UD queue pair for every peer), instead of each
@@ -957,6 +967,7 @@ public final class Rivulet implements AutoCloseable
                 "authToken must fit one SETUP frame of maxFrameLength " + maxFrameLength);
             try
             {
+                datagramSettingsGiven = datagramSettings != null;
                 datagramSettings = (datagramSettings == null ? new DatagramSettings() : datagramSettings).validate();
             }
             catch (final IllegalArgumentException ex)

@@ -1,5 +1,7 @@
 package io.rivulet.spi;
 
+import io.rivulet.protocol.datagram.DatagramSettings;
+
 import java.io.IOException;
 
 /**
@@ -22,4 +24,17 @@ public interface DatagramTransport
      * @throws IOException when the device cannot make one (for example the path MTU is shorter).
      */
     DatagramEndpoint openDatagramEndpoint(int maxDatagramLength, int receiveSlots, int sendSlots) throws IOException;
+
+    /**
+     * The protocol's settings for a node that did not give its own: the defaults (from {@code rivulet.ud.*}, tuned
+     * for RDMA hardware's microsecond round trips), adjusted where this transport's timing differs. A value the
+     * user set by property must be kept.
+     *
+     * @param defaults the validated defaults.
+     * @return settings to use, validated.
+     */
+    default DatagramSettings defaultDatagramSettings(DatagramSettings defaults)
+    {
+        return defaults;
+    }
 }

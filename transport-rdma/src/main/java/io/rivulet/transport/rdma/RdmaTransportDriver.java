@@ -11,6 +11,9 @@ import io.rivulet.spi.TransportDriver;
 import io.rivulet.counters.CounterTypes;
 import io.rivulet.spi.TransportSettings;
 import org.agrona.concurrent.status.AtomicCounter;
+import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.transport.rdma.soft.SoftDatagramDefaults;
+import io.rivulet.transport.rdma.soft.SoftVerbsContext;
 import io.rivulet.transport.rdma.ud.UdDatagramEndpoint;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
@@ -258,6 +261,13 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         }
         datagramEndpoint = new UdDatagramEndpoint(context, maxDatagramLength, receiveSlots, sendSlots, DATAGRAM_QKEY);
         return datagramEndpoint;
+    }
+
+    /** The soft provider's round trips take milliseconds on a busy machine: its own timers (SoftDatagramDefaults). */
+    @Override
+    public DatagramSettings defaultDatagramSettings(final DatagramSettings defaults)
+    {
+        return context instanceof SoftVerbsContext ? SoftDatagramDefaults.adjust(defaults) : defaults;
     }
 
     @Override

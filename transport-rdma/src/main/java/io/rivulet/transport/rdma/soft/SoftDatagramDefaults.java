@@ -1,0 +1,75 @@
+package io.rivulet.transport.rdma.soft;
+
+import io.rivulet.protocol.datagram.DatagramSettings;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Reliable-datagram timers for the soft provider. Its "NIC" is a thread and its wire a queue or a loopback
+ * socket, so a round trip includes thread wake-ups and, on a busy machine, scheduling gaps of milliseconds; the
+ * protocol's hardware defaults (a 200µs target delay, a 250µs minimum RTO, a window floor of 0.01) would read
+ * every such gap as congestion or loss and pace a path down to a few datagrams a second. Each value below is
+ * used only where its {@code rivulet.ud.*} property is not set.
+ */
+public final class SoftDatagramDefaults
+{
+    private SoftDatagramDefaults()
+    {
+    }
+
+    /**
+     * @param defaults the protocol's defaults.
+     * @return the same object with the soft provider's timers where no property overrides them, validated.
+     */
+    public static DatagramSettings adjust(final DatagramSettings defaults)
+    {
+        if (unset("ackInterval"))
+        {
+            defaults.ackIntervalNs(TimeUnit.MICROSECONDS.toNanos(200));
+        }
+        if (unset("nakDelay"))
+        {
+            defaults.nakDelayNs(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+        if (unset("nakRetry"))
+        {
+            defaults.nakRetryNs(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        if (unset("nakRetryMax"))
+        {
+            defaults.nakRetryMaxNs(Math.max(defaults.nakRetryNs(), TimeUnit.MILLISECONDS.toNanos(80)));
+        }
+        if (unset("rtoMin"))
+        {
+            defaults.rtoMinNs(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        if (unset("rtoMax"))
+        {
+            defaults.rtoMaxNs(Math.max(defaults.rtoMinNs(), TimeUnit.MILLISECONDS.toNanos(400)));
+        }
+        if (unset("rtoInitial"))
+        {
+            defaults.rtoInitialNs(Math.min(defaults.rtoMaxNs(), Math.max(defaults.rtoMinNs(),
+                TimeUnit.MILLISECONDS.toNanos(50))));
+        }
+        if (unset("targetDelay"))
+        {
+            defaults.swift().targetDelayNs(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        if (unset("minWindow"))
+        {
+            defaults.swift().minWindow(Math.min(1, defaults.swift().maxWindow()));
+        }
+        if (unset("initialWindow"))
+        {
+            defaults.swift().initialWindow(Math.max(defaults.swift().minWindow(),
+                Math.min(16, defaults.swift().maxWindow())));
+        }
+        return defaults.validate();
+    }
+
+    private static boolean unset(final String name)
+    {
+        return System.getProperty("rivulet.ud." + name) == null;
+    }
+}

@@ -11,6 +11,7 @@ import io.rivulet.spi.TransportDriver;
 import io.rivulet.counters.CounterTypes;
 import io.rivulet.spi.TransportSettings;
 import org.agrona.concurrent.status.AtomicCounter;
+import io.rivulet.protocol.datagram.DatagramHeader;
 import io.rivulet.protocol.datagram.DatagramSettings;
 import io.rivulet.transport.rdma.soft.SoftDatagramDefaults;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
@@ -259,15 +260,38 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         {
             throw new IllegalStateException("this driver already opened its datagram endpoint");
         }
+        final int mtu = context.udMtu();
+        if (maxDatagramLength > mtu)
+        {
+            throw new IOException("datagrams of " + maxDatagramLength + " bytes do not fit the UD path MTU of " +
+                context.deviceName() + " (" + mtu + " bytes): set rivulet.ud.maxPayload to at most " +
+                (mtu - DatagramHeader.DATA_HEADER_LENGTH));
+        }
         datagramEndpoint = new UdDatagramEndpoint(context, maxDatagramLength, receiveSlots, sendSlots, DATAGRAM_QKEY);
         return datagramEndpoint;
     }
 
-    /** The soft provider's round trips take milliseconds on a busy machine: its own timers (SoftDatagramDefaults). */
+    /**
+     * Datagrams no longer than the device's UD path MTU (RoCE over 1500-byte Ethernet carries 1024 bytes), unless
+     * {@code rivulet.ud.maxPayload} was set; and on the soft provider, whose round trips take milliseconds on a busy
+     * machine, its own timers ({@link SoftDatagramDefaults}).
+     */
     @Override
     public DatagramSettings defaultDatagramSettings(final DatagramSettings defaults)
     {
-        return context instanceof SoftVerbsContext ? SoftDatagramDefaults.adjust(defaults) : defaults;
+        try
+        {
+            final int mtu = context.udMtu();
+            if (System.getProperty("rivulet.ud.maxPayload") == null && defaults.maxDatagramLength() > mtu)
+            {
+                defaults.maxPayload(mtu - DatagramHeader.DATA_HEADER_LENGTH);
+            }
+        }
+        catch (final IOException ex)
+        {
+            // Not knowable here (no JNI extension): opening the endpoint fails with the reason.
+        }
+        return context instanceof SoftVerbsContext ? SoftDatagramDefaults.adjust(defaults) : defaults.validate();
     }
 
     @Override

@@ -61,8 +61,13 @@ class RdmaUdTopicTest
 
     private Rivulet launch(final String name, final boolean datagrams)
     {
+        return launch(name, datagrams, io.rivulet.transport.rdma.soft.SoftVerbsProvider.DEFAULT_MTU);
+    }
+
+    private Rivulet launch(final String name, final boolean datagrams, final int mtu)
+    {
         Rivulet.Context context = new Rivulet.Context()
-            .transport(new RdmaTransport(RdmaTestSupport.provider().withFaults(
+            .transport(new RdmaTransport(RdmaTestSupport.provider().withMtu(mtu).withFaults(
                 io.rivulet.transport.rdma.soft.SoftFaults.seeded(name.hashCode()).drop(0.05).duplicate(0.02).reorder(0.05))))
             .nodeName(name)
             .countersDirectory(counters.toString())
@@ -114,6 +119,44 @@ class RdmaUdTopicTest
             assertThat(publisherFile.sum(CounterTypes.UD_RTT_NS)).isPositive();
         }
         assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldCutDatagramsToASmallerUdPathMtu()
+    {
+        // RoCE over 1500-byte Ethernet carries 1024-byte UD payloads: the defaults follow the device.
+        final Rivulet publisherNode = launch("mtu-publisher", true, 1024);
+        final Rivulet subscriberNode = launch("mtu-subscriber", true, 1024);
+        final String address = publisherNode.bind("127.0.0.1:0", Responder.none()).block().localAddress();
+        final Publication publication = publisherNode.publication("md.book", TopicOptions.block());
+        final Connection connection = subscriberNode.connect(address).block();
+        final Checker checker = new Checker();
+        connection.subscribe("md.book").subscribe(checker);
+        Await.until("joined", () -> checker.joined);
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[12_000]);
+        for (int sequence = 1; sequence <= 500; sequence++)
+        {
+            final int length = lengthOf(sequence);
+            message.setMemory(0, length, (byte)sequence);
+            message.putInt(0, sequence);
+            final int current = sequence;
+            Await.until("offer " + sequence, () -> publication.offer(message, 0, length) == current);
+        }
+        Await.until("every message delivered", () -> checker.last == 500 || !checker.problems.isEmpty());
+        assertThat(checker.problems).isEmpty();
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseGivenDatagramSettingsThatDoNotFitTheUdPathMtu()
+    {
+        assertThatThrownBy(() -> Rivulet.launch(new Rivulet.Context()
+            .transport(new RdmaTransport(RdmaTestSupport.provider().withMtu(1024)))
+            .countersFile(false)
+            .topicDatagrams(true)
+            .datagramSettings(new io.rivulet.protocol.datagram.DatagramSettings().maxPayload(4072))))
+            .hasMessageContaining("do not fit the UD path MTU")
+            .hasMessageContaining("set rivulet.ud.maxPayload to at most 1000");
     }
 
     @Test

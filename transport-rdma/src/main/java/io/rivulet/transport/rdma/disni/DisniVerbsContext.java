@@ -452,6 +452,13 @@ final class DisniVerbsContext implements VerbsContext
         throw new VerbsException("the address handle " + handle + " is not an open address handle of " + this);
     }
 
+    /** The port's active MTU ({@code ibv_query_port}, through the JNI extension). */
+    @Override
+    public int udMtu() throws IOException
+    {
+        return udPort().activeMtu();
+    }
+
     /** The UD port, resolved once: port number, GID index and GID. */
     private DisniUdPort udPort() throws VerbsException
     {

@@ -255,6 +255,12 @@ public final class SoftVerbsContext implements VerbsContext
         return provider.mtu();
     }
 
+    @Override
+    public int udMtu()
+    {
+        return mtu();
+    }
+
     /** @return the faults applied to UD datagrams leaving this device. */
     public SoftFaults faults()
     {

@@ -52,6 +52,13 @@ public interface VerbsContext extends AutoCloseable
     QueuePair createUdQueuePair(QueuePairConfig config) throws IOException;
 
     /**
+     * @return the largest UD payload the device's port carries (its active path MTU, without the 40-byte GRH):
+     *         4096 on InfiniBand and on RoCE with jumbo frames, 1024 on RoCE over 1500-byte Ethernet.
+     * @throws IOException when the provider cannot tell (for example DiSNI without the JNI extension).
+     */
+    int udMtu() throws IOException;
+
+    /**
      * {@code ibv_create_ah}: the route to a remote UD queue pair.
      *
      * @param pd     the protection domain of the sending queue pair.

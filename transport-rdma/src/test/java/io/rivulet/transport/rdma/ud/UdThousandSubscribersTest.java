@@ -190,6 +190,12 @@ class UdThousandSubscribersTest
         }
 
         @Override
+        public int udMtu() throws IOException
+        {
+            return delegate.udMtu();
+        }
+
+        @Override
         public QueuePair createUdQueuePair(final QueuePairConfig config) throws IOException
         {
             udQueuePairs++;

@@ -170,15 +170,8 @@ class TopicDatagramTest
     {
         withDatagrams();
         harness.subscriberOffersDatagrams = false;
-        final Publication publication = harness.publisher.publication("md.a", TopicOptions.block());
-        final TopicHarness.Peer peer = harness.connect();
-        final TopicHarness.Collector collector = new TopicHarness.Collector(Long.MAX_VALUE);
-        peer.connection().subscribe("md.a").subscribe(collector);
-        harness.advanceUntil("joined", STEP_NS, LIMIT_NS, () -> collector.count(TopicMessage.Kind.JOINED) == 1);
-        publishKeyed(publication, 1, 100);
-        harness.advanceUntil("100 delivered", STEP_NS, LIMIT_NS, () -> lastDataSequence(collector) == 100);
+        final TopicHarness.Peer peer = subscribeAndDeliver(100);
 
-        assertInOrderOnce(collector, 1, 100);
         assertThat(peer.publisherLink.sentByType[FrameType.DATAGRAM_OFFER]).isEqualTo(1);
         assertThat(peer.subscriberLink.sentByType[FrameType.DATAGRAM_OFFER]).isZero();
         assertThat(peer.publisherLink.sentByType[FrameType.TOPIC_DATA]).isEqualTo(100);
@@ -190,15 +183,8 @@ class TopicDatagramTest
     void shouldKeepTopicDataOnTheLinkWhenTheTwoNodesDatagramSettingsDiffer()
     {
         withDatagrams(settings().window(128).swift(new SwiftSettings().maxWindow(64).minWindow(1)));
-        final Publication publication = harness.publisher.publication("md.a", TopicOptions.block());
-        final TopicHarness.Peer peer = harness.connect();
-        final TopicHarness.Collector collector = new TopicHarness.Collector(Long.MAX_VALUE);
-        peer.connection().subscribe("md.a").subscribe(collector);
-        harness.advanceUntil("joined", STEP_NS, LIMIT_NS, () -> collector.count(TopicMessage.Kind.JOINED) == 1);
-        publishKeyed(publication, 1, 100);
-        harness.advanceUntil("100 delivered", STEP_NS, LIMIT_NS, () -> lastDataSequence(collector) == 100);
+        final TopicHarness.Peer peer = subscribeAndDeliver(100);
 
-        assertInOrderOnce(collector, 1, 100);
         assertThat(peer.publisherLink.sentByType[FrameType.TOPIC_DATA]).isEqualTo(100);
         assertThat(network.dataSent).isZero();
         assertThat(harness.errors).isEmpty();
@@ -288,6 +274,20 @@ class TopicDatagramTest
         assertThat(harness.errors).hasSize(2);
         assertThat(harness.errors.get(1)).hasMessageContaining("second DATAGRAM_OFFER on one connection");
         assertThat(twice.publisherSide.isOpen()).isFalse();
+    }
+
+    /** One subscriber connection to topic md.a; {@code count} messages published and received in order, once. */
+    private TopicHarness.Peer subscribeAndDeliver(final int count)
+    {
+        final Publication publication = harness.publisher.publication("md.a", TopicOptions.block());
+        final TopicHarness.Peer peer = harness.connect();
+        final TopicHarness.Collector collector = new TopicHarness.Collector(Long.MAX_VALUE);
+        peer.connection().subscribe("md.a").subscribe(collector);
+        harness.advanceUntil("joined", STEP_NS, LIMIT_NS, () -> collector.count(TopicMessage.Kind.JOINED) == 1);
+        publishKeyed(publication, 1, count);
+        harness.advanceUntil(count + " delivered", STEP_NS, LIMIT_NS, () -> lastDataSequence(collector) == count);
+        assertInOrderOnce(collector, 1, count);
+        return peer;
     }
 
     private byte[] offer(final int sessionId, final String address)

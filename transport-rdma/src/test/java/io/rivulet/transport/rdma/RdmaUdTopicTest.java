@@ -85,25 +85,7 @@ class RdmaUdTopicTest
     @Test
     void shouldDeliverEveryMessageOnceInOrderOverLossyUdAndCountTheRecovery() throws IOException
     {
-        final Rivulet publisherNode = launch("ud-publisher", true);
-        final Rivulet subscriberNode = launch("ud-subscriber", true);
-        final String address = publisherNode.bind("127.0.0.1:0", Responder.none()).block().localAddress();
-        final Publication publication = publisherNode.publication("md.book", TopicOptions.block());
-        final Connection connection = subscriberNode.connect(address).block();
-        final Checker checker = new Checker();
-        connection.subscribe("md.book").subscribe(checker);
-        Await.until("joined", () -> checker.joined);
-
-        final UnsafeBuffer message = new UnsafeBuffer(new byte[12_000]);
-        for (int sequence = 1; sequence <= COUNT; sequence++)
-        {
-            final int length = lengthOf(sequence);
-            message.setMemory(0, length, (byte)sequence);
-            message.putInt(0, sequence);
-            final int current = sequence;
-            Await.until("offer " + sequence, () -> publication.offer(message, 0, length) == current);
-        }
-        Await.until("every message delivered", () -> checker.last == COUNT || !checker.problems.isEmpty());
+        final Checker checker = publishAndReceive(launch("ud-publisher", true), launch("ud-subscriber", true), COUNT);
 
         assertThat(checker.problems).isEmpty();
         assertThat(checker.last).isEqualTo(COUNT);
@@ -122,19 +104,23 @@ class RdmaUdTopicTest
     }
 
     @Test
-    void shouldCutDatagramsToASmallerUdPathMtu()
+    void shouldFanOutToSeveralSubscriberNodesThroughThePublishersOneUdQueuePair() throws IOException
     {
-        // RoCE over 1500-byte Ethernet carries 1024-byte UD payloads: the defaults follow the device.
-        final Rivulet publisherNode = launch("mtu-publisher", true, 1024);
-        final Rivulet subscriberNode = launch("mtu-subscriber", true, 1024);
+        final int subscribers = 5;
+        final int count = 2_000;
+        final Rivulet publisherNode = launch("fan-publisher", true);
         final String address = publisherNode.bind("127.0.0.1:0", Responder.none()).block().localAddress();
         final Publication publication = publisherNode.publication("md.book", TopicOptions.block());
-        final Connection connection = subscriberNode.connect(address).block();
-        final Checker checker = new Checker();
-        connection.subscribe("md.book").subscribe(checker);
-        Await.until("joined", () -> checker.joined);
+        final List<Checker> checkers = new ArrayList<>();
+        for (int i = 0; i < subscribers; i++)
+        {
+            final Checker checker = new Checker();
+            launch("fan-subscriber-" + i, true).connect(address).block().subscribe("md.book").subscribe(checker);
+            checkers.add(checker);
+        }
+        Await.until("all joined", () -> checkers.stream().allMatch(checker -> checker.joined));
         final UnsafeBuffer message = new UnsafeBuffer(new byte[12_000]);
-        for (int sequence = 1; sequence <= 500; sequence++)
+        for (int sequence = 1; sequence <= count; sequence++)
         {
             final int length = lengthOf(sequence);
             message.setMemory(0, length, (byte)sequence);
@@ -142,7 +128,28 @@ class RdmaUdTopicTest
             final int current = sequence;
             Await.until("offer " + sequence, () -> publication.offer(message, 0, length) == current);
         }
-        Await.until("every message delivered", () -> checker.last == 500 || !checker.problems.isEmpty());
+        Await.until("every subscriber has every message",
+            () -> checkers.stream().allMatch(checker -> checker.last == count || !checker.problems.isEmpty()));
+
+        for (final Checker checker : checkers)
+        {
+            assertThat(checker.problems).isEmpty();
+            assertThat(checker.last).isEqualTo(count);
+        }
+        try (NodeFile publisherFile = NodeFile.open(NodeDirectory.fileFor(counters, "fan-publisher")))
+        {
+            // One path per subscriber connection, all on the node's one UD queue pair (one endpoint per driver).
+            assertThat(publisherFile.counters(CounterTypes.UD_CWND)).hasSize(subscribers);
+        }
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldCutDatagramsToASmallerUdPathMtu()
+    {
+        // RoCE over 1500-byte Ethernet carries 1024-byte UD payloads: the defaults follow the device.
+        final Checker checker = publishAndReceive(launch("mtu-publisher", true, 1024),
+            launch("mtu-subscriber", true, 1024), 500);
         assertThat(checker.problems).isEmpty();
         assertThat(errors).isEmpty();
     }
@@ -162,23 +169,7 @@ class RdmaUdTopicTest
     @Test
     void shouldKeepTopicDataOnTheLinkWhenThePeerDoesNotOfferDatagrams() throws IOException
     {
-        final Rivulet publisherNode = launch("ud-publisher", true);
-        final Rivulet subscriberNode = launch("rc-subscriber", false);
-        final String address = publisherNode.bind("127.0.0.1:0", Responder.none()).block().localAddress();
-        final Publication publication = publisherNode.publication("md.book", TopicOptions.block());
-        final Connection connection = subscriberNode.connect(address).block();
-        final Checker checker = new Checker();
-        connection.subscribe("md.book").subscribe(checker);
-        Await.until("joined", () -> checker.joined);
-        final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
-        for (int sequence = 1; sequence <= 500; sequence++)
-        {
-            message.setMemory(0, 64, (byte)sequence);
-            message.putInt(0, sequence);
-            final int current = sequence;
-            Await.until("offer " + sequence, () -> publication.offer(message, 0, 8 + current % 56) == current);
-        }
-        Await.until("every message delivered", () -> checker.last == 500 || !checker.problems.isEmpty());
+        final Checker checker = publishAndReceive(launch("ud-publisher", true), launch("rc-subscriber", false), 500);
 
         assertThat(checker.problems).isEmpty();
         try (NodeFile publisherFile = NodeFile.open(NodeDirectory.fileFor(counters, "ud-publisher")))
@@ -186,6 +177,28 @@ class RdmaUdTopicTest
             assertThat(publisherFile.counters(CounterTypes.UD_CWND)).as("no UD path opened").isEmpty();
         }
         assertThat(errors).isEmpty();
+    }
+
+    /** The subscriber node subscribes to the publisher node's topic; {@code count} messages go out and are checked. */
+    private static Checker publishAndReceive(final Rivulet publisherNode, final Rivulet subscriberNode, final int count)
+    {
+        final String address = publisherNode.bind("127.0.0.1:0", Responder.none()).block().localAddress();
+        final Publication publication = publisherNode.publication("md.book", TopicOptions.block());
+        final Connection connection = subscriberNode.connect(address).block();
+        final Checker checker = new Checker();
+        connection.subscribe("md.book").subscribe(checker);
+        Await.until("joined", () -> checker.joined);
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[12_000]);
+        for (int sequence = 1; sequence <= count; sequence++)
+        {
+            final int length = lengthOf(sequence);
+            message.setMemory(0, length, (byte)sequence);
+            message.putInt(0, sequence);
+            final int current = sequence;
+            Await.until("offer " + sequence, () -> publication.offer(message, 0, length) == current);
+        }
+        Await.until("every message delivered", () -> checker.last == count || !checker.problems.isEmpty());
+        return checker;
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.rivulet.spi;
 
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * An unreliable, message-bounded endpoint that reaches many peers: a UD queue pair, later a UDP socket.
@@ -57,6 +58,61 @@ public interface DatagramEndpoint extends AutoCloseable
      * @return false when the endpoint has no room now (nothing was sent): back-pressure, try later.
      */
     boolean send(int peer, DirectBuffer buffer, int offset, int length);
+
+    /**
+     * Zero-copy sending, optional: memory registered with the endpoint's device, from which
+     * {@link #sendFromRegion} posts without copying, so one message stored there can go to many peers. At most
+     * one region per endpoint.
+     *
+     * @param length bytes.
+     * @return the region's memory, or null when this endpoint copies every datagram (or already gave its region).
+     */
+    default UnsafeBuffer allocateSendRegion(final int length)
+    {
+        return null;
+    }
+
+    /**
+     * Sends a datagram made of a header, copied now, and a payload read from the send region when the device
+     * sends it: the payload must stay unchanged until {@link #sendsCompleted()} covers this send.
+     *
+     * @param peer          handle from {@link #resolve(String)}.
+     * @param header        holding the header.
+     * @param headerOffset  of the header.
+     * @param headerLength  of the header.
+     * @param regionOffset  of the payload in the region {@link #allocateSendRegion} gave.
+     * @param payloadLength of the payload; header and payload together at most {@link #maxDatagramLength()}.
+     * @return false when the endpoint has no room now (nothing was sent).
+     * @throws UnsupportedOperationException when the endpoint gave no send region.
+     */
+    default boolean sendFromRegion(
+        final int peer,
+        final DirectBuffer header,
+        final int headerOffset,
+        final int headerLength,
+        final int regionOffset,
+        final int payloadLength)
+    {
+        throw new UnsupportedOperationException("this endpoint copies every datagram: use send");
+    }
+
+    /**
+     * @return sends accepted so far ({@link #send} and {@link #sendFromRegion}), numbered from 1 in order: the
+     *         value right after a send is that send's number.
+     */
+    default long sendsPosted()
+    {
+        return 0;
+    }
+
+    /**
+     * @return how many sends, in the order they were posted, the endpoint has finished with (sent or failed): their
+     *         memory may be reused. Only meaningful with a send region.
+     */
+    default long sendsCompleted()
+    {
+        return Long.MAX_VALUE;
+    }
 
     /**
      * Delivers received datagrams to the handler.

@@ -3,6 +3,7 @@ package io.rivulet.protocol.datagram;
 import io.rivulet.spi.DatagramEndpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;
 
@@ -47,7 +48,11 @@ public final class DatagramPublisher implements DatagramEndpoint.DatagramHandler
         }
         this.settings = settings;
         this.endpoint = endpoint;
-        this.ring = new DatagramRing(settings.ringLength(), settings.maxPayload());
+        // Stored once: where the endpoint can send from its own registered memory, the ring lives there.
+        final UnsafeBuffer region = endpoint.allocateSendRegion(
+            DatagramRing.bytesFor(settings.ringLength(), settings.maxPayload()));
+        this.ring = region != null ? new DatagramRing(settings.ringLength(), settings.maxPayload(), region) :
+            new DatagramRing(settings.ringLength(), settings.maxPayload());
         this.pollLimit = Math.max(64, settings.window());
     }
 
@@ -157,7 +162,7 @@ public final class DatagramPublisher implements DatagramEndpoint.DatagramHandler
                 lowest = Math.min(lowest, sender.ackedPosition());
             }
         }
-        ring.release(lowest);
+        ring.release(lowest, endpoint.sendsCompleted());
     }
 
     /** @return the number of subscriber paths. */

@@ -6,9 +6,15 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The publisher's message store: each message is written once, into a fixed slot that leaves room for
- * a DATA header in front, and stays until every path has it acknowledged. Paths send and retransmit
- * straight from the slot, rewriting the header in place (single thread), so fan-out copies nothing.
- * Positions count messages from 0 and never wrap. Not thread-safe.
+ * a DATA header in front, and stays until every path has it acknowledged. Positions count messages from 0 and
+ * never wrap. Not thread-safe.
+ *
+ * <p>Two ways to send from it. Copying endpoints: a path rewrites the header in place and the endpoint copies
+ * header and payload (single thread, so the rewrite is safe). Endpoints with a send region
+ * ({@link #DatagramRing(int, int, UnsafeBuffer)} over {@code DatagramEndpoint.allocateSendRegion}): the device
+ * reads the payload from the slot itself, for every path, with each path's header gathered from elsewhere — the
+ * message is stored once for all peers. The device reads after the post returns, so a slot is then released only
+ * when every send that read it has completed ({@link #posted}, {@link #release(long, long)}).
  */
 public final class DatagramRing
 {
@@ -16,6 +22,8 @@ public final class DatagramRing
     public static final long BACK_PRESSURED = -1;
 
     private final UnsafeBuffer buffer;
+    /** Sent in place: per slot, the endpoint's number of the last send that reads it (0 = none pending). */
+    private final long[] lastSend;
     private final int slotLength;
     private final int capacity;
     private final int mask;
@@ -34,6 +42,47 @@ public final class DatagramRing
         this.maxPayload = maxPayload;
         this.slotLength = DatagramSettings.slotLength(maxPayload);
         this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(capacity * slotLength, 64));
+        this.lastSend = null;
+    }
+
+    /**
+     * A ring in memory the endpoint sends from in place (its send region).
+     *
+     * @param capacity   messages, a power of two.
+     * @param maxPayload longest message.
+     * @param memory     at least {@link #bytesFor(int, int)} bytes.
+     */
+    public DatagramRing(final int capacity, final int maxPayload, final UnsafeBuffer memory)
+    {
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.maxPayload = maxPayload;
+        this.slotLength = DatagramSettings.slotLength(maxPayload);
+        if (memory.capacity() < bytesFor(capacity, maxPayload))
+        {
+            throw new IllegalArgumentException("ring memory of " + memory.capacity() + " bytes, needs " +
+                bytesFor(capacity, maxPayload));
+        }
+        this.buffer = memory;
+        this.lastSend = new long[capacity];
+    }
+
+    /** @return the bytes a ring of this shape needs. */
+    public static int bytesFor(final int capacity, final int maxPayload)
+    {
+        return capacity * DatagramSettings.slotLength(maxPayload);
+    }
+
+    /** @return true when the endpoint sends payloads from this ring's memory (no copy per send). */
+    public boolean isSentInPlace()
+    {
+        return lastSend != null;
+    }
+
+    /** Sent in place: the endpoint's send number {@code send} reads the message at {@code position}. */
+    public void posted(final long position, final long send)
+    {
+        lastSend[(int)(position & mask)] = send;
     }
 
     /**
@@ -96,12 +145,37 @@ public final class DatagramRing
         return maxPayload;
     }
 
-    /** Frees every slot below {@code upTo} (what all paths acknowledged). */
+    /** Frees every slot below {@code upTo} (what all paths acknowledged); for rings not sent in place. */
     public void release(final long upTo)
     {
+        if (lastSend != null)
+        {
+            throw new IllegalStateException("a ring sent in place is released with the endpoint's completed sends");
+        }
         if (upTo > releasedPosition)
         {
             releasedPosition = Math.min(upTo, position);
+        }
+    }
+
+    /**
+     * Frees the slots below {@code upTo} (what all paths acknowledged) whose sends have all completed: an
+     * acknowledged message may still be read by a retransmission in flight.
+     *
+     * @param completedSends the endpoint's {@code sendsCompleted()}.
+     */
+    public void release(final long upTo, final long completedSends)
+    {
+        if (lastSend == null)
+        {
+            release(upTo);
+            return;
+        }
+        final long limit = Math.min(upTo, position);
+        while (releasedPosition < limit && lastSend[(int)(releasedPosition & mask)] <= completedSends)
+        {
+            lastSend[(int)(releasedPosition & mask)] = 0;
+            releasedPosition++;
         }
     }
 

@@ -55,6 +55,9 @@ public final class ReliableSender
     private long timeouts;
     private long sendBackPressure;
 
+    /** This path's DATA header when the payload is sent in place (the ring's slot is shared by every path). */
+    private final UnsafeBuffer header = new UnsafeBuffer(new byte[DatagramHeader.DATA_HEADER_LENGTH]);
+
     /**
      * @param settings        validated protocol settings.
      * @param ring            the publisher's ring the messages are read from.
@@ -291,8 +294,24 @@ public final class ReliableSender
         final UnsafeBuffer buffer = ring.buffer();
         final int offset = ring.slotOffset(position);
         final int length = ring.payloadLength(position);
-        DatagramHeader.writeData(buffer, offset, flags, sessionId, sequenceOf(position), length, nowNs);
-        if (!endpoint.send(peer, buffer, offset, DatagramHeader.DATA_HEADER_LENGTH + length))
+        final boolean sent;
+        if (ring.isSentInPlace())
+        {
+            // The device reads the payload from the slot for every path: this path's header travels apart.
+            DatagramHeader.writeData(header, 0, flags, sessionId, sequenceOf(position), length, nowNs);
+            sent = endpoint.sendFromRegion(peer, header, 0, DatagramHeader.DATA_HEADER_LENGTH,
+                offset + DatagramHeader.DATA_HEADER_LENGTH, length);
+            if (sent)
+            {
+                ring.posted(position, endpoint.sendsPosted());
+            }
+        }
+        else
+        {
+            DatagramHeader.writeData(buffer, offset, flags, sessionId, sequenceOf(position), length, nowNs);
+            sent = endpoint.send(peer, buffer, offset, DatagramHeader.DATA_HEADER_LENGTH + length);
+        }
+        if (!sent)
         {
             sendBackPressure++;
             return false;

@@ -15,6 +15,8 @@ import io.rivulet.transport.rdma.verbs.UdAddress;
 import io.rivulet.transport.rdma.verbs.VerbsContext;
 import io.rivulet.transport.rdma.verbs.WcStatus;
 import io.rivulet.transport.rdma.verbs.WorkCompletion;
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Object2IntHashMap;
@@ -35,6 +37,12 @@ import java.util.ArrayList;
  * to the handler. The send region holds {@code sendSlots} slots; {@link #send} copies into a free slot and
  * posts a signalled SEND, and the slot comes back when {@link #poll} reaps its completion. With no free slot
  * {@code send} returns false.
+ *
+ * <p>Stored once: {@link #allocateSendRegion} registers one more region (a publisher's ring); a
+ * {@link #sendFromRegion} copies only the header into a send slot and posts a SEND of two scatter-gather entries,
+ * the header then the payload where it lies in that region, so one stored message goes to every peer. Send
+ * completions are reaped in posting order ({@link #sendsCompleted()}), which tells the ring when the device
+ * has finished reading a slot.
  *
  * <p>Addresses are {@code gid/qpNumber/qkey} (the queue pair's {@link UdAddress}). {@link #resolve} makes one
  * address handle per distinct address. A received datagram is attributed to a peer by the source QP number
@@ -87,6 +95,11 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
     private long unknownPeerDatagrams;
     private long emptyDatagrams;
     private long sendErrors;
+    private long sendsPosted;
+    private long sendsCompleted;
+    private long regionSends;
+    /** The registered region {@link #sendFromRegion} posts payloads from; null until asked for. */
+    private MemoryRegion payloadRegion;
     private long receiveErrors;
     private boolean closed;
 
@@ -262,7 +275,106 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
             throw new UncheckedIOException("UD send failed", ex);
         }
         datagramsSent++;
+        sendsPosted++;
         return true;
+    }
+
+    /** Registers {@code length} bytes for {@link #sendFromRegion}; once per endpoint (null after that). */
+    @Override
+    public UnsafeBuffer allocateSendRegion(final int length)
+    {
+        checkOpen();
+        if (payloadRegion != null || length < 1)
+        {
+            return null;
+        }
+        try
+        {
+            payloadRegion = pd.register(BufferUtil.allocateDirectAligned(BitUtil.align(length, 64), 64)
+                .order(ByteOrder.nativeOrder()), Access.LOCAL_WRITE);
+        }
+        catch (final IOException ex)
+        {
+            return null; // the device refuses more memory: the publisher copies instead
+        }
+        return new UnsafeBuffer(payloadRegion.buffer());
+    }
+
+    @Override
+    public boolean sendFromRegion(
+        final int peer,
+        final DirectBuffer header,
+        final int headerOffset,
+        final int headerLength,
+        final int regionOffset,
+        final int payloadLength)
+    {
+        if (payloadRegion == null)
+        {
+            throw new UnsupportedOperationException("no send region: call allocateSendRegion first");
+        }
+        if (peer < 0 || peer >= peerCount)
+        {
+            throw new IllegalArgumentException("no peer " + peer);
+        }
+        final long length = (long)headerLength + payloadLength;
+        if (headerLength < 0 || payloadLength < 0 || length < 1 || length > maxDatagramLength ||
+            regionOffset < 0 || (long)regionOffset + payloadLength > payloadRegion.buffer().capacity())
+        {
+            throw new IllegalArgumentException("datagram of header " + headerLength + " and payload " + payloadLength +
+                " at " + regionOffset + " does not fit " + maxDatagramLength + " bytes or the send region");
+        }
+        if (freeSendSlotCount == 0)
+        {
+            return false;
+        }
+        final int slot = freeSendSlots[--freeSendSlotCount];
+        final int slotOffset = slot * maxDatagramLength;
+        sendBuffer.putBytes(slotOffset, header, headerOffset, headerLength);
+        sendRequest.clear()
+            .wrId(slot)
+            .opcode(Opcode.SEND)
+            .flags(SendWorkRequest.SIGNALED);
+        if (headerLength > 0)
+        {
+            sendRequest.addSge(sendRegion.address() + slotOffset, headerLength, sendRegion.lkey());
+        }
+        if (payloadLength > 0)
+        {
+            sendRequest.addSge(payloadRegion.address() + regionOffset, payloadLength, payloadRegion.lkey());
+        }
+        sendRequest.ud(peerHandle[peer], peerQpNumber[peer], peerQkey[peer]);
+        try
+        {
+            queuePair.postSend(sendRequest);
+        }
+        catch (final IOException ex)
+        {
+            freeSendSlots[freeSendSlotCount++] = slot;
+            throw new UncheckedIOException("UD send failed", ex);
+        }
+        datagramsSent++;
+        sendsPosted++;
+        regionSends++;
+        return true;
+    }
+
+    @Override
+    public long sendsPosted()
+    {
+        return sendsPosted;
+    }
+
+    @Override
+    public long sendsCompleted()
+    {
+        return sendsCompleted;
+    }
+
+    /** @return datagrams posted with their payload read from the send region (no copy). */
+    public long regionSends()
+    {
+        return regionSends;
     }
 
     /**
@@ -374,7 +486,7 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
             closeAll(addressHandles.get(i));
         }
         addressHandles.clear();
-        closeAll(receiveRegion, sendRegion, sendCq, receiveCq, pd);
+        closeAll(receiveRegion, sendRegion, payloadRegion, sendCq, receiveCq, pd);
     }
 
     @Override
@@ -430,6 +542,7 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
                     sendErrors++;
                 }
                 freeSendSlots[freeSendSlotCount++] = (int)completion.wrId();
+                sendsCompleted++; // a queue pair's sends complete in the order they were posted
             }
         }
         while (count == sendCompletions.length);

@@ -219,6 +219,56 @@ class UdDatagramEndpointTest
         assertThatThrownBy(() -> a.poll(new Received(), 1)).isInstanceOf(IllegalStateException.class);
     }
     @Test
+    void shouldSendAHeaderGatheredWithAPayloadLeftInTheRegisteredSendRegion() throws IOException
+    {
+        final SoftVerbsContext context = context();
+        final UdDatagramEndpoint a = endpoint(context, 8, 8);
+        final UdDatagramEndpoint b = endpoint(context(), 8, 8);
+        final int peer = a.resolve(b.localAddress());
+        final UnsafeBuffer region = a.allocateSendRegion(4096);
+        assertThat(region).isNotNull();
+        assertThat(a.allocateSendRegion(4096)).as("one region per endpoint").isNull();
+        assertThat(context.registrations()).isEqualTo(3);
+
+        final byte[] payload = fill(200, 3);
+        region.putBytes(1000, payload);
+        final UnsafeBuffer header = new UnsafeBuffer(new byte[16]);
+        header.putLong(0, 0x1122334455667788L);
+        header.putLong(8, -1L);
+        assertThat(a.sendFromRegion(peer, header, 0, 16, 1000, 200)).isTrue();
+        assertThat(a.sendFromRegion(peer, header, 0, 16, 1000, 200)).isTrue(); // the same stored payload again
+        assertThat(a.sendsPosted()).isEqualTo(2);
+        final Received atB = new Received();
+        await(() ->
+        {
+            a.poll(new Received(), 8);
+            b.poll(atB, 8);
+            return atB.payloads.size() == 2 && a.sendsCompleted() == 2;
+        }, "both gathered datagrams and their completions");
+        for (final byte[] datagram : atB.payloads)
+        {
+            assertThat(datagram).hasSize(216);
+            final UnsafeBuffer received = new UnsafeBuffer(datagram);
+            assertThat(received.getLong(0)).isEqualTo(0x1122334455667788L);
+            assertThat(received.getLong(8)).isEqualTo(-1L);
+            final byte[] tail = new byte[200];
+            received.getBytes(16, tail);
+            assertThat(tail).isEqualTo(payload);
+        }
+        assertThat(a.regionSends()).isEqualTo(2);
+        assertThat(a.datagramsSent()).isEqualTo(2);
+
+        assertThatThrownBy(() -> a.sendFromRegion(peer, header, 0, 16, 4000, 200))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("send region");
+        assertThatThrownBy(() -> a.sendFromRegion(peer, header, 0, 16, 0, 256))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> b.sendFromRegion(0, header, 0, 16, 0, 10))
+            .isInstanceOf(UnsupportedOperationException.class);
+        a.close();
+        assertThat(context.registrations()).isZero();
+    }
+
+    @Test
     void shouldNotAllocateOnSendOrPollOnceWarm() throws IOException
     {
         final com.sun.management.ThreadMXBean threads =
@@ -233,26 +283,34 @@ class UdDatagramEndpointTest
         final DatagramEndpoint.DatagramHandler counter = (p, buffer, offset, length) -> count[0] += buffer.getByte(offset);
         fill(128, 1);
         message.putByte(0, (byte)1);
-        exchange(a, b, peer, counter, count, 5_000); // warm up: JIT and the soft device's own buffers
+        final UnsafeBuffer region = a.allocateSendRegion(1024);
+        region.putBytes(0, message, 0, 128);
+        exchange(a, b, peer, counter, count, 5_000, false); // warm up: JIT and the soft device's own buffers
+        exchange(a, b, peer, counter, count, 5_000, true);
         final long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
-        exchange(a, b, peer, counter, count, 2_000);
+        exchange(a, b, peer, counter, count, 2_000, false);
+        exchange(a, b, peer, counter, count, 2_000, true);
         final long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
-        assertThat(allocated).as("bytes allocated by 2,000 sends and polls").isZero();
+        assertThat(allocated).as("bytes allocated by 2,000 sends, 2,000 sends from the region and their polls").isZero();
     }
 
-    /** Sends {@code datagrams} one by one, polling both ends until each has arrived; no allocation here. */
+    /**
+     * Sends {@code datagrams} one by one (copied, or a 16-byte header gathered with 112 bytes of the send region),
+     * polling both ends until each has arrived; no allocation here.
+     */
     private void exchange(
         final UdDatagramEndpoint a,
         final UdDatagramEndpoint b,
         final int peer,
         final DatagramEndpoint.DatagramHandler counter,
         final long[] count,
-        final int datagrams)
+        final int datagrams,
+        final boolean fromRegion)
     {
         final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
         for (int i = 0; i < datagrams; i++)
         {
-            while (!a.send(peer, message, 0, 128))
+            while (!(fromRegion ? a.sendFromRegion(peer, message, 0, 16, 16, 112) : a.send(peer, message, 0, 128)))
             {
                 a.poll(counter, 16);
             }

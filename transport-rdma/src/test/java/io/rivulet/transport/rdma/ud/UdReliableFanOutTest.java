@@ -129,6 +129,10 @@ class UdReliableFanOutTest
                 timeouts += sender.timeouts();
             }
             assertThat(publisher.malformedDatagrams()).isZero();
+            // Payloads posted from the ring itself, for every path and every retransmission: the ring released a
+            // slot only after the device had read it, or a later message would have overwritten one in flight.
+            assertThat(publisher.ring().isSentInPlace()).isTrue();
+            assertThat(publisherEndpoint.regionSends()).isEqualTo(publisherEndpoint.datagramsSent()).isPositive();
 
             long faultDrops = 0;
             long duplicates = 0;

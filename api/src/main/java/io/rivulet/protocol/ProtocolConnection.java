@@ -40,8 +40,6 @@ import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.reactivestreams.Publisher;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -78,7 +76,6 @@ public final class ProtocolConnection implements Connection, FrameHandler
         RELEASE
     }
 
-    private static final Logger LOG = LoggerFactory.getLogger(ProtocolConnection.class);
     private static final FrameHandler DISCARD = (buffer, offset, length) -> { };
 
     private final ReliableLink link;
@@ -553,13 +550,6 @@ public final class ProtocolConnection implements Connection, FrameHandler
         if (datagrams == null)
         {
             return; // this node keeps topic data on the link; the peer sees no offer and does the same
-        }
-        final String mismatch = datagramPlane.mismatch(reader.maxPayload(), reader.window());
-        if (mismatch != null)
-        {
-            LOG.warn("connection {} to {}: topic data stays on the link: {}", counters.connectionId(), remoteAddress,
-                mismatch);
-            return;
         }
         final String violation = datagramPlane.onPeerOffer(datagrams, reader.sessionId(), reader.initialSequence(),
             reader.maxPayload(), reader.window(), reader.text());

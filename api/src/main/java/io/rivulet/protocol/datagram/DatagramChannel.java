@@ -76,14 +76,14 @@ public final class DatagramChannel
     private final int maxPayload;
     private final long livenessTimeoutNs;
 
-    // Sender thread to conductor.
-    private final OneToOneRingBuffer outbound;
+    // Sender thread to conductor: made by open(), published by the volatile write of open.
+    private OneToOneRingBuffer outbound;
     private volatile boolean open;
 
     // Conductor.
     private final ControlledMessageHandler packer = this::pack;
     private final DatagramMessageHandler unpacker = this::unpack;
-    private final UnsafeBuffer assembly;
+    private UnsafeBuffer assembly;
     private int peer = DatagramEndpoint.UNKNOWN_PEER;
     private int sendSessionId;
     private DatagramRing ring;
@@ -123,9 +123,6 @@ public final class DatagramChannel
         this.receiveInitialSequence = receiveInitialSequence;
         this.sink = sink;
         this.maxPayload = settings.maxPayload();
-        this.outbound = new OneToOneRingBuffer(new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-            outboundCapacity(maxFrameLength) + RingBufferDescriptor.TRAILER_LENGTH, 64)));
-        this.assembly = new UnsafeBuffer(BufferUtil.allocateDirectAligned(BitUtil.align(maxFrameLength, 64), 64));
     }
 
     /** @return bytes of the outbound ring: room for several frames of the longest length (Agrona allows 1/8). */
@@ -149,7 +146,7 @@ public final class DatagramChannel
     }
 
     /**
-     * Sender thread: queues one whole frame for the peer.
+     * Sender thread, once {@link #isOpen()}: queues one whole frame for the peer.
      *
      * @return false when the queue has no room now (back-pressure: try again later).
      */
@@ -186,6 +183,10 @@ public final class DatagramChannel
         this.peer = peer;
         this.sendSessionId = sessionId;
         this.counters = counters;
+        // Memory only for channels the peer agreed to: a peer that keeps its link costs nothing here.
+        outbound = new OneToOneRingBuffer(new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            outboundCapacity(maxFrameLength) + RingBufferDescriptor.TRAILER_LENGTH, 64)));
+        assembly = new UnsafeBuffer(BufferUtil.allocateDirectAligned(BitUtil.align(maxFrameLength, 64), 64));
         ring = new DatagramRing(settings.ringLength(), maxPayload);
         progressNs = channels.nowNs();
         sender = new ReliableSender(settings, ring, endpoint, peer, sessionId, initialSequence, 0);

@@ -7,6 +7,8 @@ import io.rivulet.spi.DatagramEndpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -28,6 +30,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DatagramChannels implements DatagramEndpoint.DatagramHandler, AutoCloseable
 {
+    private static final Logger LOG = LoggerFactory.getLogger(DatagramChannels.class);
     private static final long SAMPLE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final DatagramSettings settings;
@@ -119,8 +122,8 @@ public final class DatagramChannels implements DatagramEndpoint.DatagramHandler,
      * Conductor: the peer of a channel offered to receive datagrams.
      *
      * @return null when the channel now sends and receives datagrams, or when it stays on the link because the
-     *         two nodes' settings differ (logged by the caller from {@link #mismatch}); otherwise why the offer
-     *         cannot be taken (the connection should close).
+     *         two nodes' settings differ (logged: both ends decide alike); otherwise why the offer cannot be taken
+     *         (the connection should close).
      */
     public String onPeerOffer(
         final DatagramChannel channel,
@@ -134,8 +137,11 @@ public final class DatagramChannels implements DatagramEndpoint.DatagramHandler,
         {
             return channel.isClosed() ? null : "second DATAGRAM_OFFER on one connection";
         }
-        if (mismatch(maxPayload, window) != null)
+        final String mismatch = mismatch(maxPayload, window);
+        if (mismatch != null)
         {
+            LOG.warn("connection {} to {}: topic data stays on the link: {}", channel.ownerId(), channel.remoteAddress(),
+                mismatch);
             return null;
         }
         final int peer;
@@ -181,7 +187,7 @@ public final class DatagramChannels implements DatagramEndpoint.DatagramHandler,
      * @return why a peer's settings cannot share datagram paths with this node's, or null when they can
      *         (both ends must cut datagrams to the same payload and keep the same window).
      */
-    public String mismatch(final int maxPayload, final int window)
+    String mismatch(final int maxPayload, final int window)
     {
         if (maxPayload != settings.maxPayload() || window != settings.window())
         {

@@ -47,6 +47,12 @@ public final class LossyDatagramNetwork
         this.inboxCapacity = inboxCapacity;
     }
 
+    /** @return the longest datagram an endpoint of this network carries. */
+    public int maxDatagram()
+    {
+        return maxDatagram;
+    }
+
     public LossyDatagramNetwork faults(final double drop, final double duplicate, final double reorder)
     {
         this.drop = drop;

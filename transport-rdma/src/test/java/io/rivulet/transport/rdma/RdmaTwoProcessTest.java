@@ -113,17 +113,25 @@ class RdmaTwoProcessTest
 
     private static Process startServer() throws IOException
     {
+        return startChild(RdmaServerMain.class, "90000");
+    }
+
+    /** Starts a test main in a child JVM on this JVM's class path, with the flags Agrona and DiSNI need. */
+    static Process startChild(final Class<?> main, final String... args) throws IOException
+    {
         final String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        final List<String> command = List.of(java,
+        final List<String> command = new java.util.ArrayList<>(List.of(java,
             "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
             "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
             "-Xmx256m",
             "-cp", System.getProperty("java.class.path"),
-            RdmaServerMain.class.getName(), "90000");
+            main.getName()));
+        command.addAll(List.of(args));
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 
-    private static String awaitReady(final Process child) throws Exception
+    /** @return what the child printed after {@code READY }, waiting at most 60 s; fails with its output otherwise. */
+    static String awaitReady(final Process child) throws Exception
     {
         final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         final Thread reader = new Thread(() ->

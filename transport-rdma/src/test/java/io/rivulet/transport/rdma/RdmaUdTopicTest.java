@@ -257,7 +257,7 @@ class RdmaUdTopicTest
     }
 
     /** Checks each item as it arrives: DATA in order from 1, each with the bytes its sequence implies. */
-    private static final class Checker extends BaseSubscriber<TopicMessage>
+    static final class Checker extends BaseSubscriber<TopicMessage>
     {
         final List<String> problems = new CopyOnWriteArrayList<>();
         volatile boolean joined;

@@ -32,7 +32,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a retransmission storm. All agents run on the test thread; the loop is bounded by count and a deadline.
  *
  * <p>{@code -Drivulet.test.udFanOutMessages=1000000} runs the issue's full matrix (8 x 1,000,000 per loss rate)
- * over the soft UD queue pairs instead of the 10,000 a normal build sends; the deadline grows with the count.
+ * over the soft UD queue pairs instead of the 10,000 a normal build sends; the deadline grows with the count, and the
+ * build's 120 s test timeout must be raised too
+ * ({@code -Djunit.jupiter.execution.timeout.testtemplate.method.default=30m}): at 20 % loss it takes about 13 minutes
+ * on a 2-core machine.
  */
 class UdReliableFanOutTest
 {

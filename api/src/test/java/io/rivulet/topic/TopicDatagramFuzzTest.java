@@ -41,17 +41,10 @@ class TopicDatagramFuzzTest
         final LossyDatagramNetwork.Endpoint subscriberEndpoint = network.newEndpoint();
         harness.datagrams(TopicDatagramTest.settings(), publisherEndpoint, TopicDatagramTest.settings(),
             subscriberEndpoint, nowNs -> network.nowNs = nowNs);
-        final Publication publication = harness.publisher.publication("md.a", TopicOptions.block());
-        final TopicHarness.Peer good = harness.connect();
-        final TopicHarness.Peer target = harness.connect();
-        final TopicHarness.Collector goodItems = new TopicHarness.Collector(Long.MAX_VALUE);
-        final TopicHarness.Collector targetItems = new TopicHarness.Collector(Long.MAX_VALUE);
-        good.connection().subscribe("md.a").subscribe(goodItems);
-        target.connection().subscribe("md.a").subscribe(targetItems);
-        harness.advanceUntil("joined", STEP_NS, TimeUnit.SECONDS.toNanos(5),
-            () -> goodItems.count(TopicMessage.Kind.JOINED) == 1 && targetItems.count(TopicMessage.Kind.JOINED) == 1);
-        harness.advance(TimeUnit.MILLISECONDS.toNanos(5));
-        harness.settle();
+        final TopicHarness.JoinedPair pair = harness.joinTwo("md.a");
+        final Publication publication = pair.publication();
+        final TopicHarness.Peer good = pair.first();
+        final TopicHarness.Collector goodItems = pair.firstItems();
 
         final DatagramChannel channel = harness.subscriberPlane.channel(1);
         final int subscriberPeer = publisherEndpoint.resolve(subscriberEndpoint.localAddress());

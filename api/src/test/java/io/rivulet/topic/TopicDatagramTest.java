@@ -310,27 +310,17 @@ class TopicDatagramTest
     private void assertHostileStreamClosesOnlyItsConnection(final UnsafeBuffer stream, final String reason)
     {
         withDatagrams();
-        final Publication publication = harness.publisher.publication("md.a", TopicOptions.block());
-        final TopicHarness.Peer good = harness.connect();
-        final TopicHarness.Peer victim = harness.connect();
-        final TopicHarness.Collector goodCollector = new TopicHarness.Collector(Long.MAX_VALUE);
-        final TopicHarness.Collector victimCollector = new TopicHarness.Collector(Long.MAX_VALUE);
-        good.connection().subscribe("md.a").subscribe(goodCollector);
-        victim.connection().subscribe("md.a").subscribe(victimCollector);
-        harness.advanceUntil("joined", STEP_NS, LIMIT_NS,
-            () -> goodCollector.count(TopicMessage.Kind.JOINED) == 1 && victimCollector.count(TopicMessage.Kind.JOINED) == 1);
-        harness.advance(TimeUnit.MILLISECONDS.toNanos(5)); // every ACK back: the forged sequence is the next one
-        harness.settle();
+        final TopicHarness.JoinedPair pair = harness.joinTwo("md.a"); // every ACK back: the forged sequence is the next
+        final Publication publication = pair.publication();
+        final TopicHarness.Peer good = pair.first();
+        final TopicHarness.Peer victim = pair.second();
+        final TopicHarness.Collector goodCollector = pair.firstItems();
 
         final DatagramChannel target = harness.subscriberPlane.channel(1);
         final int length = stream.capacity();
         final UnsafeBuffer datagram = new UnsafeBuffer(new byte[DatagramHeader.DATA_HEADER_LENGTH + length]);
-        datagram.putByte(DatagramHeader.VERSION_OFFSET, (byte)DatagramHeader.VERSION);
-        datagram.putByte(DatagramHeader.TYPE_OFFSET, (byte)DatagramHeader.TYPE_DATA);
-        datagram.putInt(DatagramHeader.SESSION_OFFSET, target.receiveSessionId(), DatagramHeader.ORDER);
-        datagram.putInt(DatagramHeader.SEQUENCE_OFFSET, target.receiver().expectedSequence(), DatagramHeader.ORDER);
-        datagram.putInt(DatagramHeader.PAYLOAD_LENGTH_OFFSET, length, DatagramHeader.ORDER);
-        datagram.putLong(DatagramHeader.TIMESTAMP_OFFSET, harness.nowNs(), DatagramHeader.ORDER);
+        DatagramHeader.writeData(datagram, 0, 0, target.receiveSessionId(), target.receiver().expectedSequence(), length,
+            harness.nowNs());
         datagram.putBytes(DatagramHeader.DATA_HEADER_LENGTH, stream, 0, length);
         // From the publisher's own endpoint: the source is the peer the channel expects.
         publisherEndpoint.send(subscriberEndpoint.resolve(subscriberEndpoint.localAddress()), datagram, 0,

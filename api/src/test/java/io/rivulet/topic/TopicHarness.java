@@ -153,6 +153,31 @@ final class TopicHarness
             Responder.none(), commands::add, errors::add, nowNs);
     }
 
+    /** Two subscriber connections, each with a subscription joined to one BLOCK publication. */
+    record JoinedPair(Publication publication, Peer first, Peer second, Collector firstItems, Collector secondItems)
+    {
+    }
+
+    /**
+     * Publishes {@code topic}, connects two subscribers and joins both, then lets every acknowledgement come
+     * back (with datagram planes, each channel's next expected sequence is then settled).
+     */
+    JoinedPair joinTwo(final String topic)
+    {
+        final Publication publication = publisher.publication(topic, TopicOptions.block());
+        final Peer first = connect();
+        final Peer second = connect();
+        final Collector firstItems = new Collector(Long.MAX_VALUE);
+        final Collector secondItems = new Collector(Long.MAX_VALUE);
+        first.connection().subscribe(topic).subscribe(firstItems);
+        second.connection().subscribe(topic).subscribe(secondItems);
+        advanceUntil("both joined", TimeUnit.MICROSECONDS.toNanos(5), TimeUnit.SECONDS.toNanos(5),
+            () -> firstItems.count(TopicMessage.Kind.JOINED) == 1 && secondItems.count(TopicMessage.Kind.JOINED) == 1);
+        advance(TimeUnit.MILLISECONDS.toNanos(5));
+        settle();
+        return new JoinedPair(publication, first, second, firstItems, secondItems);
+    }
+
     /** @return a new subscriber connection whose links hold any number of frames. */
     Peer connect()
     {

@@ -314,31 +314,21 @@ public final class DatagramChannel
         packed = 0;
     }
 
-    /** Conductor, from the endpoint: a DATA datagram of this channel's receiving session. */
-    void onData(final int sequence, final long timestampNs, final DirectBuffer buffer, final int offset,
-        final int length, final long nowNs)
+    /** Conductor, from the endpoint: a validated DATA datagram of this channel's receiving session. */
+    void onData(final DirectBuffer buffer, final int offset, final long nowNs)
     {
         if (!closed && receiver != null)
         {
-            receiver.onData(sequence, timestampNs, buffer, offset, length, nowNs);
+            receiver.onDatagram(buffer, offset, nowNs);
         }
     }
 
-    /** Conductor, from the endpoint: an ACK of this channel's sending session. */
-    void onAck(final int cumulative, final long bitmap, final long echoNs, final long ackDelayNs, final long nowNs)
+    /** Conductor, from the endpoint: a validated ACK or NAK of this channel's sending session. */
+    void onControl(final int type, final DirectBuffer buffer, final int offset, final long nowNs)
     {
         if (!closed && sender != null)
         {
-            sender.onAck(cumulative, bitmap, echoNs, ackDelayNs, nowNs);
-        }
-    }
-
-    /** Conductor, from the endpoint: a NAK of this channel's sending session. */
-    void onNak(final int firstMissing, final int count, final long nowNs)
-    {
-        if (!closed && sender != null)
-        {
-            sender.onNak(firstMissing, count, nowNs);
+            sender.onControl(type, buffer, offset, nowNs);
         }
     }
 

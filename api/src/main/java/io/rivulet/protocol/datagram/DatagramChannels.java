@@ -252,8 +252,7 @@ public final class DatagramChannels implements DatagramEndpoint.DatagramHandler,
                 unknownSessions++;
                 return;
             }
-            channel.onData(DatagramHeader.sequence(buffer, offset), DatagramHeader.timestampNs(buffer, offset), buffer,
-                offset + DatagramHeader.DATA_HEADER_LENGTH, DatagramHeader.payloadLength(buffer, offset), nowNs);
+            channel.onData(buffer, offset, nowNs);
             return;
         }
         final DatagramChannel channel = peer != DatagramEndpoint.UNKNOWN_PEER ?
@@ -263,15 +262,7 @@ public final class DatagramChannels implements DatagramEndpoint.DatagramHandler,
             unknownSessions++;
             return;
         }
-        if (type == DatagramHeader.TYPE_ACK)
-        {
-            channel.onAck(DatagramHeader.sequence(buffer, offset), DatagramHeader.bitmap(buffer, offset),
-                DatagramHeader.echoTimestampNs(buffer, offset), DatagramHeader.ackDelayNs(buffer, offset), nowNs);
-        }
-        else
-        {
-            channel.onNak(DatagramHeader.sequence(buffer, offset), DatagramHeader.nakCount(buffer, offset), nowNs);
-        }
+        channel.onControl(type, buffer, offset, nowNs);
     }
 
     private void forget(final int index, final DatagramChannel channel)

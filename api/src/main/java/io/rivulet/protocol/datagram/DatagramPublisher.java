@@ -140,15 +140,7 @@ public final class DatagramPublisher implements DatagramEndpoint.DatagramHandler
             unknownSessions++;
             return;
         }
-        if (type == DatagramHeader.TYPE_ACK)
-        {
-            sender.onAck(DatagramHeader.sequence(buffer, offset), DatagramHeader.bitmap(buffer, offset),
-                DatagramHeader.echoTimestampNs(buffer, offset), DatagramHeader.ackDelayNs(buffer, offset), nowNs);
-        }
-        else
-        {
-            sender.onNak(DatagramHeader.sequence(buffer, offset), DatagramHeader.nakCount(buffer, offset), nowNs);
-        }
+        sender.onControl(type, buffer, offset, nowNs);
     }
 
     private void releaseRing()

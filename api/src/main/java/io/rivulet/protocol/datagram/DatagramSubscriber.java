@@ -107,8 +107,7 @@ public final class DatagramSubscriber implements DatagramEndpoint.DatagramHandle
             unknownSessions++;
             return;
         }
-        receiver.onData(DatagramHeader.sequence(buffer, offset), DatagramHeader.timestampNs(buffer, offset),
-            buffer, offset + DatagramHeader.DATA_HEADER_LENGTH, DatagramHeader.payloadLength(buffer, offset), nowNs);
+        receiver.onDatagram(buffer, offset, nowNs);
     }
 
     /** @return the number of publisher paths. */

@@ -99,6 +99,13 @@ public final class ReliableReceiver
         this.frontier = initialSequence;
     }
 
+    /** A DATA datagram for this path arrived, whole in the buffer and validated by {@link DatagramHeader#validate}. */
+    public void onDatagram(final DirectBuffer buffer, final int offset, final long nowNs)
+    {
+        onData(DatagramHeader.sequence(buffer, offset), DatagramHeader.timestampNs(buffer, offset), buffer,
+            offset + DatagramHeader.DATA_HEADER_LENGTH, DatagramHeader.payloadLength(buffer, offset), nowNs);
+    }
+
     /**
      * A DATA datagram for this path arrived (validated by {@link DatagramHeader#validate}).
      *

@@ -1,6 +1,7 @@
 package io.rivulet.protocol.datagram;
 
 import io.rivulet.spi.DatagramEndpoint;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -125,6 +126,24 @@ public final class ReliableSender
             work++;
         }
         return work;
+    }
+
+    /**
+     * An ACK or NAK for this path arrived, whole in the buffer and validated by {@link DatagramHeader#validate}.
+     *
+     * @param type {@link DatagramHeader#TYPE_ACK} or {@link DatagramHeader#TYPE_NAK}, as validate returned it.
+     */
+    public void onControl(final int type, final DirectBuffer buffer, final int offset, final long nowNs)
+    {
+        if (type == DatagramHeader.TYPE_ACK)
+        {
+            onAck(DatagramHeader.sequence(buffer, offset), DatagramHeader.bitmap(buffer, offset),
+                DatagramHeader.echoTimestampNs(buffer, offset), DatagramHeader.ackDelayNs(buffer, offset), nowNs);
+        }
+        else
+        {
+            onNak(DatagramHeader.sequence(buffer, offset), DatagramHeader.nakCount(buffer, offset), nowNs);
+        }
     }
 
     /**

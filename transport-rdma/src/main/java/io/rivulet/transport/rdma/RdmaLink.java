@@ -1,10 +1,10 @@
 package io.rivulet.transport.rdma;
 
-import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
 import io.rivulet.spi.ReliableLink;
+import io.rivulet.spi.SocketAddresses;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.Opcode;
@@ -51,11 +51,13 @@ import java.nio.ByteOrder;
  *
  * <p>Sending. {@link #offer} copies each frame with its length prefix into the link's registered send
  * ring, appending to the open batch while it stays within one receive slot; {@link #flush()} posts the
- * batches that credits and send queue slots allow. Sends are signalled every
+ * batches that credits and send queue slots allow, handing the device up to {@value #CHAIN} SENDs with one call
+ * (a chain of work requests). Sends are signalled every
  * {@link LinkLayout#signalInterval()} and always the last of a flush; as RC completes in order, a
  * signalled completion frees the ring up to the end of its batch, unsignalled ones before it included.
  * Receiving. {@link #poll} takes receive completions, hands each frame to the handler as a view over the
- * receive slot, and re-posts the slot once all its frames are delivered. Neither path allocates.
+ * receive slot, and re-posts the slot once all its frames are delivered, the slots freed by one poll as one chain.
+ * Neither path allocates.
  *
  * <p>Threading, as {@link ReliableLink} requires: {@link #offer}, {@link #flush()} and
  * {@link #isFlushed()} run on the sender thread and alone touch the send ring, the send completion
@@ -81,6 +83,8 @@ public final class RdmaLink implements ReliableLink
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     private static final int COMPLETION_BATCH = 16;
+    /** SENDs handed to the device in one chain, and receives re-posted in one. */
+    private static final int CHAIN = 16;
 
     private final RdmaTransportDriver driver;
     private final CmConnection connection;
@@ -114,7 +118,8 @@ public final class RdmaLink implements ReliableLink
     private final int[] batchOffsets;
     private final int[] batchLengths;
     private final long[] batchEnds;
-    private final SendWorkRequest sendRequest = new SendWorkRequest();
+    private final SendWorkRequest[] sendChain = newSendRequests(CHAIN);
+    private int sendChainLength;
     private final WorkCompletion[] sendCompletions = newCompletions(COMPLETION_BATCH);
     private long headPosition;
     private long tailPosition;
@@ -140,7 +145,8 @@ public final class RdmaLink implements ReliableLink
     private final int receiveLkey;
     private final int slotLength;
     private final int receiveCount;
-    private final ReceiveWorkRequest receiveRequest = new ReceiveWorkRequest();
+    private final ReceiveWorkRequest[] receiveChain = newReceiveRequests(CHAIN);
+    private int receiveChainLength;
     private final WorkCompletion[] receiveCompletions = newCompletions(COMPLETION_BATCH);
     private int completionIndex;
     private int completionCount;
@@ -198,9 +204,15 @@ public final class RdmaLink implements ReliableLink
      */
     void postInitialReceives() throws IOException
     {
-        for (int slot = 0; slot < receiveCount; slot++)
+        for (int slot = 0; slot < receiveCount; slot += receiveChain.length)
         {
-            postReceive(slot);
+            final int count = Math.min(receiveChain.length, receiveCount - slot);
+            for (int i = 0; i < count; i++)
+            {
+                receiveChain[i].set(slot + i, receiveAreaAddress + (long)(slot + i) * slotLength, slotLength, receiveLkey);
+            }
+            // Not owed as credits: the peer assumes INITIAL_CREDITS and learns of the rest (initialCreditsOwed).
+            postReceiveChain(count);
         }
     }
 
@@ -309,8 +321,13 @@ public final class RdmaLink implements ReliableLink
             {
                 seal();
             }
-            bytes += post(i == count);
+            bytes += prepare(i == count);
+            if (sendChainLength == sendChain.length)
+            {
+                postSends();
+            }
         }
+        postSends();
 
         return bytes;
     }
@@ -345,21 +362,37 @@ public final class RdmaLink implements ReliableLink
     public int poll(final FrameHandler handler, final int frameLimit) throws IOException
     {
         int frames = 0;
-        while (frames < frameLimit && !closed)
+        boolean completed = false;
+        try
         {
-            if (currentSlot >= 0)
+            while (frames < frameLimit && !closed)
             {
-                frames += deliverFrames(handler, frameLimit - frames);
-                continue;
-            }
+                if (currentSlot >= 0)
+                {
+                    frames += deliverFrames(handler, frameLimit - frames);
+                    continue;
+                }
 
-            if (completionIndex == completionCount && !pollReceiveCompletions(frames))
-            {
-                break;
+                if (completionIndex == completionCount && !pollReceiveCompletions(frames))
+                {
+                    break;
+                }
+                onReceiveCompletion(receiveCompletions[completionIndex++]);
             }
-            onReceiveCompletion(receiveCompletions[completionIndex++]);
+            completed = true;
         }
-        framesReceived += frames;
+        finally
+        {
+            framesReceived += frames;
+            if (completed)
+            {
+                postReceives();
+            }
+            else
+            {
+                postReceivesQuietly();
+            }
+        }
 
         return frames;
     }
@@ -538,7 +571,8 @@ public final class RdmaLink implements ReliableLink
         batchOpen = false;
     }
 
-    private int post(final boolean lastOfFlush) throws IOException
+    /** Writes a sealed batch's header and its SEND into the chain; {@link #postSends()} hands the chain over. */
+    private int prepare(final boolean lastOfFlush)
     {
         final long sequence = postedCount;
         final int index = (int)sequence & batchMask;
@@ -551,23 +585,13 @@ public final class RdmaLink implements ReliableLink
 
         // The last send of a flush is signalled so that nothing posted waits for a later send to be reaped.
         final boolean signalled = lastOfFlush || sendsSinceSignal + 1 >= signalInterval;
-        sendRequest.clear()
+        sendChain[sendChainLength++].clear()
             .wrId(sequence)
             .opcode(Opcode.SEND)
             .flags(signalled ? SendWorkRequest.SIGNALED : 0)
             .addSge(sendRingAddress + offset, length, sendLkey);
-        try
-        {
-            queuePair.postSend(sendRequest);
-        }
-        catch (final IOException ex)
-        {
-            sendFailure = connection.isDisconnected() ?
-                new LinkClosedException("closed by peer " + remoteAddress) :
-                new IOException("cannot post a SEND to " + remoteAddress + ": " + ex.getMessage(), ex);
-            throw sendFailure;
-        }
 
+        // Counted now: if the chain cannot be posted the link has failed, and nothing is counted again.
         postedCount = sequence + 1;
         creditsUsed++;
         creditsReturned += owed;
@@ -579,6 +603,28 @@ public final class RdmaLink implements ReliableLink
         }
 
         return length;
+    }
+
+    /** Posts the chain of SENDs {@link #prepare} wrote, with one call. */
+    private void postSends() throws IOException
+    {
+        final int length = sendChainLength;
+        if (0 == length)
+        {
+            return;
+        }
+        sendChainLength = 0;
+        try
+        {
+            queuePair.postSend(sendChain, length);
+        }
+        catch (final IOException ex)
+        {
+            sendFailure = connection.isDisconnected() ?
+                new LinkClosedException("closed by peer " + remoteAddress) :
+                new IOException("cannot post a SEND to " + remoteAddress + ": " + ex.getMessage(), ex);
+            throw sendFailure;
+        }
     }
 
     private int reap() throws IOException
@@ -683,8 +729,7 @@ public final class RdmaLink implements ReliableLink
 
         if (HEADER_LENGTH == length)
         {
-            postReceive((int)slot);
-            receivesReposted = receivesReposted + 1;
+            repost((int)slot);
         }
         else
         {
@@ -732,19 +777,41 @@ public final class RdmaLink implements ReliableLink
             // Every frame of the slot is delivered: the slot goes back to the device and is owed as a credit.
             final int slot = currentSlot;
             currentSlot = -1;
-            postReceive(slot);
-            receivesReposted = receivesReposted + 1;
+            repost(slot);
         }
 
         return frames;
     }
 
-    private void postReceive(final int slot) throws IOException
+    /** Queues a slot whose frames are all delivered for {@link #postReceives()}, which gives it back as a credit. */
+    private void repost(final int slot) throws IOException
     {
-        receiveRequest.set(slot, receiveAreaAddress + (long)slot * slotLength, slotLength, receiveLkey);
+        receiveChain[receiveChainLength++].set(
+            slot, receiveAreaAddress + (long)slot * slotLength, slotLength, receiveLkey);
+        if (receiveChainLength == receiveChain.length)
+        {
+            postReceives();
+        }
+    }
+
+    /** Posts the queued receives as one chain; only then are they owed to the peer as credits. */
+    private void postReceives() throws IOException
+    {
+        final int length = receiveChainLength;
+        if (0 == length)
+        {
+            return;
+        }
+        receiveChainLength = 0;
+        postReceiveChain(length);
+        receivesReposted = receivesReposted + length;
+    }
+
+    private void postReceiveChain(final int length) throws IOException
+    {
         try
         {
-            queuePair.postReceive(receiveRequest);
+            queuePair.postReceive(receiveChain, length);
         }
         catch (final IOException ex)
         {
@@ -753,6 +820,18 @@ public final class RdmaLink implements ReliableLink
                 throw new LinkClosedException("closed by peer " + remoteAddress);
             }
             throw new IOException("cannot post a receive on link to " + remoteAddress + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private void postReceivesQuietly()
+    {
+        try
+        {
+            postReceives();
+        }
+        catch (final IOException ex)
+        {
+            // The poll is failing already with its own error; the link is done either way.
         }
     }
 
@@ -776,6 +855,26 @@ public final class RdmaLink implements ReliableLink
         }
 
         return new FramingException("invalid frame length " + length + " from " + remoteAddress);
+    }
+
+    private static SendWorkRequest[] newSendRequests(final int count)
+    {
+        final SendWorkRequest[] requests = new SendWorkRequest[count];
+        for (int i = 0; i < count; i++)
+        {
+            requests[i] = new SendWorkRequest();
+        }
+        return requests;
+    }
+
+    private static ReceiveWorkRequest[] newReceiveRequests(final int count)
+    {
+        final ReceiveWorkRequest[] requests = new ReceiveWorkRequest[count];
+        for (int i = 0; i < count; i++)
+        {
+            requests[i] = new ReceiveWorkRequest();
+        }
+        return requests;
     }
 
     private static WorkCompletion[] newCompletions(final int count)

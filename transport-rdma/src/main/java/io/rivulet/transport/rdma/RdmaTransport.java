@@ -20,8 +20,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * queue pairs of a verbs provider.
  *
  * <p>The provider is the one given to the constructor, or else the one named by the system property
- * {@value #PROVIDER_PROPERTY}: {@code auto} (default: {@code disni} when an RDMA device is usable, else
- * {@code soft}, saying why), {@code soft} or {@code disni}. {@link #open(TransportSettings)} logs one line
+ * {@value #PROVIDER_PROPERTY}: {@code auto} (default: {@code ibverbs} when an RDMA device exists and
+ * rdma-core is installed, else {@code disni} when libdisni loads, else {@code soft}, saying why), {@code ibverbs},
+ * {@code disni} or {@code soft}. {@link #open(TransportSettings)} logs one line
  * naming the provider and why it was chosen. Other system properties:
  * <ul>
  *   <li>{@value #MAX_LINKS_PROPERTY}: the most links one node holds at once (256); fixes the most
@@ -32,7 +33,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   {@link MemoryPool#allocate(int)} carves buffers from (1 MiB);</li>
  *   <li>{@value #LOCAL_ADDRESS_PROPERTY}: an address of this host on the RDMA fabric, which selects the
  *   device to open (by default loopback for the soft provider, else the first IPv4 address of an
- *   interface that is up).</li>
+ *   interface with an RDMA device, else of any interface that is up).</li>
  * </ul>
  *
  * <p>Thread-safe: configure before use; each {@link #open(TransportSettings)} creates an independent
@@ -42,7 +43,7 @@ public final class RdmaTransport implements Transport
 {
     /** The name users give in {@code rivulet.transport}. */
     public static final String NAME = "rdma";
-    /** Names the verbs provider: auto, soft or disni. */
+    /** Names the verbs provider: auto, ibverbs, disni or soft. */
     public static final String PROVIDER_PROPERTY = "rivulet.rdma.provider";
     /** The most links one node holds at once. */
     public static final String MAX_LINKS_PROPERTY = "rivulet.rdma.maxLinks";
@@ -287,14 +288,19 @@ public final class RdmaTransport implements Transport
     }
 
     /**
-     * Loopback for the soft provider, which serves it; for hardware, the first IPv4 address of an
-     * interface that is up and not loopback, which on a host with one RDMA NIC is usually its address.
+     * Loopback for the soft provider, which serves it; for hardware, the first IPv4 address of an interface with
+     * an RDMA device behind it (sysfs), else of any interface that is up and not loopback.
      */
     private static InetAddress defaultLocalAddress(final VerbsProvider provider)
     {
         if (VerbsProviders.SOFT.equals(provider.name()))
         {
             return InetAddress.getLoopbackAddress();
+        }
+        final java.util.Optional<InetAddress> rdmaInterface = new RdmaDevices().rdmaInterfaceAddress();
+        if (rdmaInterface.isPresent())
+        {
+            return rdmaInterface.get();
         }
 
         try

@@ -1,5 +1,8 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.counters.CounterTypes;
+import io.rivulet.protocol.datagram.DatagramHeader;
+import io.rivulet.protocol.datagram.DatagramSettings;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.DatagramTransport;
 import io.rivulet.spi.ExposedMemory;
@@ -8,11 +11,7 @@ import io.rivulet.spi.OneSidedTransport;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.TransportDriver;
-import io.rivulet.counters.CounterTypes;
 import io.rivulet.spi.TransportSettings;
-import org.agrona.concurrent.status.AtomicCounter;
-import io.rivulet.protocol.datagram.DatagramHeader;
-import io.rivulet.protocol.datagram.DatagramSettings;
 import io.rivulet.transport.rdma.soft.SoftDatagramDefaults;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
 import io.rivulet.transport.rdma.ud.UdDatagramEndpoint;
@@ -22,6 +21,7 @@ import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
 import io.rivulet.transport.rdma.verbs.VerbsContext;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -42,6 +42,8 @@ import java.util.ArrayList;
  */
 public final class RdmaTransportDriver implements TransportDriver, OneSidedTransport, DatagramTransport
 {
+    private static final org.slf4j.Logger LOGGER = org.slf4j.LoggerFactory.getLogger(RdmaTransportDriver.class);
+
     /** Connection requests a listener lets the connection manager queue. */
     public static final int LISTEN_BACKLOG = 1024;
     /** RC transport retries before a send fails (the most ibverbs allows). */
@@ -65,6 +67,7 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
     /** The node's UD endpoint for topic data, when asked for; closed by its owner, and here at the latest. */
     private UdDatagramEndpoint datagramEndpoint;
     private long nowNs = System.nanoTime();
+    private boolean connectionEventsFailed;
     private boolean closed;
     private final AtomicCounter liveRegionsCounter;
     private final AtomicCounter registeredBytesCounter;
@@ -125,7 +128,7 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         return memoryPool;
     }
 
-    /** @return the name of the verbs provider in use ("soft", "disni"). */
+    /** @return the name of the verbs provider in use ("ibverbs", "disni", "soft"). */
     public String providerName()
     {
         return providerName;
@@ -207,8 +210,8 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
     }
 
     /**
-     * Polls the connection manager of every listener (new requests, handshakes completing) and connector
-     * without blocking.
+     * Takes the connection manager's events (the device context's, on this thread only), then polls every
+     * listener (new requests, handshakes completing) and connector without blocking.
      *
      * @param nowNs the cycle's clock, for handshake timeouts.
      * @return connection events handled.
@@ -223,6 +226,20 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
 
         this.nowNs = nowNs;
         int work = 0;
+        try
+        {
+            // Only this thread takes connection manager events; links and connectors read what they left.
+            work += context.pollConnectionEvents();
+        }
+        catch (final IOException ex)
+        {
+            if (!connectionEventsFailed)
+            {
+                connectionEventsFailed = true;
+                LOGGER.error("rivulet rdma: the connection manager's event channel of {} failed: {}",
+                    context.deviceName(), ex.getMessage());
+            }
+        }
         for (int i = listeners.size() - 1; i >= 0; i--)
         {
             work += listeners.get(i).doWork(nowNs);

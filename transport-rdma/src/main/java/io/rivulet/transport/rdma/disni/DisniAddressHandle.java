@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.transport.rdma.jni.Verbs;
 import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.UdAddress;
 
@@ -45,11 +46,11 @@ final class DisniAddressHandle implements AddressHandle
         {
             return;
         }
-        final int rc = NativeVerbs.destroyAh(handle);
+        final int rc = Verbs.destroyAh(handle);
         handle = 0;
         if (rc != 0)
         {
-            DisniVerbsContext.warn("ibv_destroy_ah", NativeVerbs.failure("ibv_destroy_ah", rc));
+            DisniVerbsContext.warn("ibv_destroy_ah", Verbs.failure("ibv_destroy_ah", rc));
         }
         context.forget(this);
     }

@@ -2,12 +2,13 @@ package io.rivulet.transport.rdma.disni;
 
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.RdmaProvider;
+import io.rivulet.transport.rdma.RdmaDevices;
+import io.rivulet.transport.rdma.jni.NativeLibrary;
+import io.rivulet.transport.rdma.jni.Verbs;
 import io.rivulet.transport.rdma.verbs.VerbsProvider.Availability;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +65,7 @@ final class DisniAvailability
         String libraryPath,
         RdmaDevices devices,
         NativeProbe probe,
-        NativeVerbsLibrary.Status extension)
+        NativeLibrary.Status extension)
     {
         /** Without the JNI extension's state. */
         Environment(
@@ -163,18 +164,18 @@ final class DisniAvailability
     }
 
     /** The extension's state, with what {@code ibv_get_device_list} says when it sees no device. */
-    private static NativeVerbsLibrary.Status extensionWithDevices()
+    private static NativeLibrary.Status extensionWithDevices()
     {
-        final NativeVerbsLibrary.Status extension = NativeVerbsLibrary.status();
+        final NativeLibrary.Status extension = NativeLibrary.status();
         if (!extension.loaded())
         {
             return extension;
         }
-        final String noDevice = NativeVerbs.noDeviceReason();
-        return null == noDevice ? extension : new NativeVerbsLibrary.Status(true, extension.description() + "; " + noDevice);
+        final String noDevice = Verbs.noDeviceReason();
+        return null == noDevice ? extension : new NativeLibrary.Status(true, extension.description() + "; " + noDevice);
     }
 
-    static String describe(final NativeVerbsLibrary.Status extension)
+    static String describe(final NativeLibrary.Status extension)
     {
         if (null == extension)
         {
@@ -197,46 +198,12 @@ final class DisniAvailability
      */
     static Path findLibrary(final String libraryPath)
     {
-        return findLibrary(libraryPath, LIBRARY_NAME);
-    }
-
-    /**
-     * @param libraryName the name {@code System.loadLibrary} would be given.
-     * @return the first {@code java.library.path} file with that library's mapped name, or null.
-     */
-    static Path findLibrary(final String libraryPath, final String libraryName)
-    {
-        if (null == libraryPath)
-        {
-            return null;
-        }
-        final String fileName = System.mapLibraryName(libraryName);
-        for (final String entry : libraryPath.split(File.pathSeparator))
-        {
-            if (entry.isBlank())
-            {
-                continue;
-            }
-            try
-            {
-                final Path candidate = Path.of(entry).resolve(fileName);
-                if (Files.isRegularFile(candidate))
-                {
-                    return candidate;
-                }
-            }
-            catch (final InvalidPathException ignore)
-            {
-                // a malformed entry cannot hold the library
-            }
-        }
-        return null;
+        return NativeLibrary.findLibrary(libraryPath, LIBRARY_NAME);
     }
 
     static String text(final Throwable ex)
     {
-        final String message = ex.getMessage();
-        return null == message ? ex.getClass().getName() : message.strip();
+        return NativeLibrary.text(ex);
     }
 
     /** Loads DiSNI's native side once per JVM: after a failed static initialiser DiSNI cannot retry. */

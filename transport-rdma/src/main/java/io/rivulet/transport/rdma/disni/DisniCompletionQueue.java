@@ -13,8 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code ibv_cq} through DiSNI, busy-polled with one prebuilt {@code SVCPollCq} (one JNI call per
- * poll, no allocation) sized to the caller's completion array; a differently sized array rebuilds it.
+ * {@code ibv_cq} through DiSNI, busy-polled with prebuilt {@code SVCPollCq}s (one JNI call per poll, no
+ * allocation once warm): DiSNI fixes the count of a poll call when it builds it, so one call is kept per count
+ * asked for, over one array of DiSNI completions as long as the longest poll.
  *
  * <p>Error completions: DiSNI copies only wr_id, status and opcode for them, so they report the
  * queue pair number only when a single queue pair uses this CQ (otherwise 0): a transport sharing a
@@ -34,7 +35,8 @@ final class DisniCompletionQueue implements CompletionQueue
     private final int entries;
     private final List<CompletionQueueUser> queuePairs = new ArrayList<>(2);
     private IbvWC[] wcs = NO_WCS;
-    private SVCPollCq pollCall;
+    /** Prebuilt poll calls by count (index 1..wcs.length), made when first asked for. */
+    private SVCPollCq[] pollCalls = new SVCPollCq[1];
     private int attachedWorkRequests;
     private boolean overrunWarned;
     private boolean closed;
@@ -62,20 +64,25 @@ final class DisniCompletionQueue implements CompletionQueue
     }
 
     @Override
-    public int poll(final WorkCompletion[] completions) throws IOException
+    public int poll(final WorkCompletion[] completions, final int max) throws IOException
     {
         if (closed)
         {
             throw new VerbsException("completion queue closed");
         }
-        final int capacity = completions.length;
-        if (capacity == 0)
+        final int count = Math.min(max, completions.length);
+        if (count <= 0)
         {
             return 0;
         }
-        if (null == pollCall || wcs.length != capacity)
+        if (count > wcs.length)
         {
-            rebuildPollCall(capacity);
+            grow(count);
+        }
+        SVCPollCq pollCall = pollCalls[count];
+        if (null == pollCall)
+        {
+            pollCall = prepare(count);
         }
 
         final int polled;
@@ -116,11 +123,7 @@ final class DisniCompletionQueue implements CompletionQueue
             return;
         }
         closed = true;
-        if (null != pollCall)
-        {
-            pollCall.free();
-            pollCall = null;
-        }
+        freePollCalls();
         try
         {
             final int rc = cq.destroyCQ();
@@ -167,26 +170,53 @@ final class DisniCompletionQueue implements CompletionQueue
         return "DisniCompletionQueue{entries=" + entries + ", queuePairs=" + queuePairs.size() + "}";
     }
 
-    private void rebuildPollCall(final int capacity) throws IOException
+    /** A longer poll than any before: a longer array of DiSNI completions, so the calls over the old one go. */
+    private void grow(final int capacity)
     {
-        if (null != pollCall)
-        {
-            pollCall.free();
-            pollCall = null;
-        }
+        freePollCalls();
         final IbvWC[] fresh = new IbvWC[capacity];
         for (int i = 0; i < capacity; i++)
         {
             fresh[i] = new IbvWC();
         }
+        wcs = fresh;
+        pollCalls = new SVCPollCq[capacity + 1];
+    }
+
+    private SVCPollCq prepare(final int count) throws IOException
+    {
         try
         {
-            pollCall = cq.poll(fresh, capacity);
+            final SVCPollCq call = cq.poll(wcs, count);
+            pollCalls[count] = call;
+            return call;
         }
         catch (final IOException ex)
         {
             throw new VerbsException("cannot prepare ibv_poll_cq: " + DisniAvailability.text(ex), ex);
         }
-        wcs = fresh;
+    }
+
+    private void freePollCalls()
+    {
+        for (int i = 0; i < pollCalls.length; i++)
+        {
+            if (null != pollCalls[i])
+            {
+                pollCalls[i].free();
+                pollCalls[i] = null;
+            }
+        }
+    }
+
+    /** @return poll calls prepared so far, for tests. */
+    int preparedPollCalls()
+    {
+        int prepared = 0;
+        for (final SVCPollCq call : pollCalls)
+        {
+            prepared += null == call ? 0 : 1;
+        }
+        return prepared;
     }
 }

@@ -5,6 +5,8 @@ import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaConnParam;
+import io.rivulet.transport.rdma.cm.CmEventType;
+import io.rivulet.transport.rdma.cm.ConnectionSetup;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
@@ -208,7 +210,11 @@ final class DisniConnection implements CmConnection, CmDispatcher.Handler, Conne
     @Override
     public void onCmEvent(final RdmaCmEvent.EventType type, final Object eventId)
     {
-        setup.onEvent(type);
+        final CmEventType event = CmEventType.of(type.ordinal());
+        if (null != event)
+        {
+            setup.onEvent(event);
+        }
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.transport.rdma.jni.Gid;
+import io.rivulet.transport.rdma.jni.Verbs;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.VerbsException;
 
@@ -27,16 +29,16 @@ public final class DisniMulticast
 
     /**
      * @param queuePair a UD queue pair of the {@code disni} provider.
-     * @param group     the group as {@code <8 hex groups starting ff>/<mlid>} (see {@link DisniGid}).
+     * @param group     the group as {@code <8 hex groups starting ff>/<mlid>} (see {@link Gid}).
      * @throws IOException naming what is wrong, or the verb's errno text.
      */
     public static void attach(final QueuePair queuePair, final String group) throws IOException
     {
-        final DisniGid gid = groupOf(group);
-        final int rc = NativeVerbs.attachMulticast(udQueuePairOf(queuePair).handle(), gid.high(), gid.low(), gid.lid());
+        final Gid gid = groupOf(group);
+        final int rc = Verbs.attachMulticast(udQueuePairOf(queuePair).handle(), gid.high(), gid.low(), gid.lid());
         if (rc != 0)
         {
-            throw NativeVerbs.failure("ibv_attach_mcast of " + group + " to queue pair " + queuePair.qpNumber(), rc);
+            throw Verbs.failure("ibv_attach_mcast of " + group + " to queue pair " + queuePair.qpNumber(), rc);
         }
     }
 
@@ -47,17 +49,17 @@ public final class DisniMulticast
      */
     public static void detach(final QueuePair queuePair, final String group) throws IOException
     {
-        final DisniGid gid = groupOf(group);
-        final int rc = NativeVerbs.detachMulticast(udQueuePairOf(queuePair).handle(), gid.high(), gid.low(), gid.lid());
+        final Gid gid = groupOf(group);
+        final int rc = Verbs.detachMulticast(udQueuePairOf(queuePair).handle(), gid.high(), gid.low(), gid.lid());
         if (rc != 0)
         {
-            throw NativeVerbs.failure("ibv_detach_mcast of " + group + " from queue pair " + queuePair.qpNumber(), rc);
+            throw Verbs.failure("ibv_detach_mcast of " + group + " from queue pair " + queuePair.qpNumber(), rc);
         }
     }
 
-    static DisniGid groupOf(final String group) throws VerbsException
+    static Gid groupOf(final String group) throws VerbsException
     {
-        final DisniGid gid = DisniGid.parse(group);
+        final Gid gid = Gid.parse(group);
         if (!gid.isMulticast())
         {
             throw new VerbsException("'" + group + "' is not a multicast GID: multicast GIDs start with ff");

@@ -3,7 +3,7 @@ package io.rivulet.transport.rdma.disni;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.SVCRegMr;
-import io.rivulet.transport.rdma.verbs.Access;
+import io.rivulet.transport.rdma.jni.WorkRequests;
 import io.rivulet.transport.rdma.verbs.MemoryRegion;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.VerbsException;
@@ -12,15 +12,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * {@code ibv_pd} through DiSNI, with its memory registrations. Not thread-safe.
  */
 final class DisniProtectionDomain implements ProtectionDomain
 {
-    private static final int WRITE_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_ATOMIC;
-
     private final DisniVerbsContext context;
     private final IbvPd pd;
     private final List<DisniMemoryRegion> regions = new ArrayList<>();
@@ -60,21 +57,7 @@ final class DisniProtectionDomain implements ProtectionDomain
         {
             throw new VerbsException("protection domain closed");
         }
-        Objects.requireNonNull(buffer, "buffer");
-        if (!buffer.isDirect())
-        {
-            throw new VerbsException("only direct buffers can be registered: allocate with ByteBuffer.allocateDirect " +
-                "or map a file");
-        }
-        if (buffer.capacity() == 0)
-        {
-            throw new VerbsException("cannot register an empty buffer");
-        }
-        if (buffer.isReadOnly() && (access & WRITE_ACCESS) != 0)
-        {
-            throw new VerbsException("a read-only buffer cannot be registered with write access");
-        }
-        final int ibvAccess = DisniWorkRequests.ibvAccess(access);
+        final int ibvAccess = WorkRequests.checkRegistration(buffer, access);
 
         final IbvMr mr;
         SVCRegMr call = null;
@@ -142,13 +125,6 @@ final class DisniProtectionDomain implements ProtectionDomain
 
     static String registrationFailure(final int length, final IOException ex)
     {
-        final String text = DisniAvailability.text(ex);
-        if (text.contains("Cannot allocate memory"))
-        {
-            return "ibv_reg_mr of " + length + " bytes failed (" + text + "): the locked-memory limit is probably " +
-                "too low; raise it (ulimit -l unlimited, LimitMEMLOCK=infinity under systemd, memlock in " +
-                "/etc/security/limits.conf)";
-        }
-        return "ibv_reg_mr of " + length + " bytes failed: " + text;
+        return WorkRequests.registrationFailure(length, DisniAvailability.text(ex));
     }
 }

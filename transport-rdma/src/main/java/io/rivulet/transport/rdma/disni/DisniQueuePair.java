@@ -3,6 +3,10 @@ package io.rivulet.transport.rdma.disni;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCPostSend;
+import io.rivulet.transport.rdma.jni.NativeLibrary;
+import io.rivulet.transport.rdma.jni.SendChain;
+import io.rivulet.transport.rdma.jni.Verbs;
+import io.rivulet.transport.rdma.jni.WorkRequests;
 import io.rivulet.transport.rdma.verbs.QpState;
 import io.rivulet.transport.rdma.verbs.QpType;
 import io.rivulet.transport.rdma.verbs.QueuePair;
@@ -17,7 +21,7 @@ import java.io.IOException;
 /**
  * An RC queue pair through DiSNI, posting with prebuilt stateful verb calls ({@link PostSendCalls},
  * {@link PostRecvCalls}); atomics, whose operands DiSNI 2.1 never writes to native memory, are posted on
- * the same {@code ibv_qp} through the JNI extension ({@link NativeVerbs#postSend}).
+ * the same {@code ibv_qp} through the JNI extension ({@link Verbs#postSend}).
  *
  * <p>{@link #state()} is tracked, not queried (DiSNI 2.1 has no {@code ibv_query_qp}): INIT when
  * created, RTS once RDMA CM reports ESTABLISHED, ERROR after a disconnect, a failed set-up or an error
@@ -40,7 +44,7 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
     private final PostRecvCalls receiveCalls;
     private QpState state = QpState.INIT;
     private boolean destroyed;
-    private NativeWorkRequest atomicRequest;
+    private SendChain atomicRequest;
     private long nativeQp;
 
     DisniQueuePair(
@@ -95,8 +99,8 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
             throw new VerbsException("queue pair " + qpNumber + " is in " + state + ": sends need an established " +
                 "connection (CmConnection.poll() returned the queue pair)");
         }
-        DisniWorkRequests.validateSend(request, maxInlineData);
-        if (DisniWorkRequests.isAtomic(request.opcode()))
+        WorkRequests.validateSend(request, maxInlineData);
+        if (WorkRequests.isAtomic(request.opcode()))
         {
             postAtomic(request);
             return;
@@ -117,25 +121,20 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
     {
         if (null == atomicRequest)
         {
-            NativeVerbsLibrary.require(request.opcode().name());
-            nativeQp = NativeVerbs.handleOf(qp, "queue pair " + qpNumber);
-            atomicRequest = new NativeWorkRequest();
+            NativeLibrary.require(request.opcode().name() + " through DiSNI");
+            nativeQp = DisniHandles.handleOf(qp, "queue pair " + qpNumber);
+            atomicRequest = new SendChain(1);
         }
-        atomicRequest.fill(
-            request,
-            DisniWorkRequests.ibvOpcode(request.opcode()),
-            DisniWorkRequests.ibvSendFlags(request.flags()),
-            0);
-        final int rc = NativeVerbs.postSend(nativeQp, atomicRequest.address());
+        final int rc = atomicRequest.fill(0, request, 0).post(nativeQp, 1);
         if (rc != 0)
         {
-            if (-rc == NativeVerbs.ENOMEM)
+            if (Verbs.chainErrno(rc) == Verbs.ENOMEM)
             {
                 throw new VerbsException("ibv_post_send on queue pair " + qpNumber + ": send queue full (maxSendWr " +
                     maxSendWr + "): poll the send completion queue, and signal at least every maxSendWr-th send");
             }
             throw new VerbsException("ibv_post_send of " + request.opcode() + " on queue pair " + qpNumber + " (" +
-                state + ") failed: " + NativeVerbs.errorText(rc));
+                state + ") failed: " + Verbs.errorText(-Verbs.chainErrno(rc)));
         }
     }
 

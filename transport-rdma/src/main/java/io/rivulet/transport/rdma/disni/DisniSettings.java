@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
  *     <li>{@value #IMM_CACHE_SIZE_PROP} (default {@value #DEFAULT_IMM_CACHE_SIZE}): prebuilt send calls
  *     kept per immediate-data shape and queue pair (see {@code PostSendCalls});</li>
  *     <li>{@value #GID_INDEX_PROP} (default {@value #DEFAULT_GID_INDEX}, meaning: find it): the source GID
- *     index of UD address handles (see {@code DisniUdPort}).</li>
+ *     index of UD address handles (see {@code jni.UdPort}).</li>
  * </ul>
  * Fluent, mutable until handed to the provider, which calls {@link #conclude()}.
  */

@@ -1,5 +1,10 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.transport.rdma.jni.ReceiveChain;
+import io.rivulet.transport.rdma.jni.SendChain;
+import io.rivulet.transport.rdma.jni.UdPort;
+import io.rivulet.transport.rdma.jni.Verbs;
+import io.rivulet.transport.rdma.jni.WorkRequests;
 import io.rivulet.transport.rdma.verbs.QpState;
 import io.rivulet.transport.rdma.verbs.QpType;
 import io.rivulet.transport.rdma.verbs.QueuePair;
@@ -34,7 +39,8 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
     private final int maxInlineData;
     private final DisniCompletionQueue sendCq;
     private final DisniCompletionQueue receiveCq;
-    private final NativeWorkRequest descriptor = new NativeWorkRequest();
+    private final SendChain sendChain = new SendChain(1);
+    private final ReceiveChain receiveChain = new ReceiveChain(1);
     private QpState state = QpState.RTS;
     private boolean closed;
 
@@ -64,7 +70,7 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
      * Creates the queue pair and moves it to RTS; destroys it again if any step fails.
      *
      * @param pdHandle the DiSNI protection domain's {@code ibv_pd} pointer.
-     * @param port     the device port ({@link DisniUdPort}).
+     * @param port     the device port ({@link UdPort}).
      * @throws VerbsException naming the verb that failed and its errno text.
      */
     static DisniUdQueuePair create(
@@ -73,30 +79,32 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
         final long pdHandle,
         final DisniCompletionQueue sendCq,
         final DisniCompletionQueue receiveCq,
-        final DisniUdPort port) throws IOException
+        final UdPort port) throws IOException
     {
-        final long qp = NativeVerbs.check("ibv_create_qp (UD, " + config.maxSendWr() + " send / " +
+        final long qp = Verbs.check("ibv_create_qp (UD, " + config.maxSendWr() + " send / " +
             config.maxReceiveWr() + " receive requests, inline " + config.maxInlineData() + ")",
-            NativeVerbs.createUdQp(
+            Verbs.createQp(
                 pdHandle,
-                NativeVerbs.handleOf(sendCq.ibvCq(), "send completion queue"),
-                NativeVerbs.handleOf(receiveCq.ibvCq(), "receive completion queue"),
+                DisniHandles.handleOf(sendCq.ibvCq(), "send completion queue"),
+                DisniHandles.handleOf(receiveCq.ibvCq(), "receive completion queue"),
+                Verbs.QPT_UD,
                 config.maxSendWr(),
                 config.maxReceiveWr(),
-                Math.max(0, config.maxInlineData())));
+                SendWorkRequest.MAX_SGE,
+                1,
+                Math.max(0, config.maxInlineData()),
+                0));
         try
         {
-            checkStep("ibv_modify_qp to INIT (port " + port.number() + ", qkey 0x" + Integer.toHexString(config.qkey()) +
-                ")", NativeVerbs.modifyUdQpToInit(qp, port.number(), config.qkey(), 0));
-            checkStep("ibv_modify_qp to RTR", NativeVerbs.modifyUdQpToRtr(qp));
-            checkStep("ibv_modify_qp to RTS", NativeVerbs.modifyUdQpToRts(qp, 0));
-            final int qpNumber = (int)NativeVerbs.check("reading qp_num", NativeVerbs.qpNumber(qp));
+            Verbs.check("ibv_modify_qp to RTS (port " + port.number() + ", qkey 0x" + Integer.toHexString(config.qkey()) +
+                ")", Verbs.udQpToRts(qp, port.number(), 0, config.qkey()));
+            final int qpNumber = (int)Verbs.check("reading qp_num", Verbs.qpNumber(qp));
             final UdAddress address = new UdAddress(port.gid().format(), qpNumber, config.qkey());
             return new DisniUdQueuePair(context, qp, qpNumber, address, config, sendCq, receiveCq);
         }
         catch (final IOException | RuntimeException ex)
         {
-            NativeVerbs.destroyQp(qp);
+            Verbs.destroyQp(qp);
             throw ex;
         }
     }
@@ -126,14 +134,9 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
         {
             throw new VerbsException("UD queue pair " + qpNumber + " is closed");
         }
-        DisniWorkRequests.validateUdSend(request, maxInlineData);
+        WorkRequests.validateUdSend(request, maxInlineData);
         final long ah = context.addressHandleOf(request.addressHandle());
-        descriptor.fill(
-            request,
-            DisniWorkRequests.ibvOpcode(request.opcode()),
-            DisniWorkRequests.ibvSendFlags(request.flags()),
-            ah);
-        final int rc = NativeVerbs.postSend(qp, descriptor.address());
+        final int rc = sendChain.fill(0, request, ah).post(qp, 1);
         if (rc != 0)
         {
             throw postFailure("ibv_post_send", rc, "send queue full (maxSendWr " + maxSendWr + "): poll the send " +
@@ -152,8 +155,7 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
         {
             throw new VerbsException("receive buffer length is negative: " + request.sge().length());
         }
-        final int rc = NativeVerbs.postReceive(
-            qp, request.wrId(), request.sge().address(), request.sge().length(), request.sge().lkey());
+        final int rc = receiveChain.fill(0, request).post(qp, 1);
         if (rc != 0)
         {
             throw postFailure("ibv_post_recv", rc, "receive queue full (maxReceiveWr " + maxReceiveWr + ")");
@@ -200,10 +202,10 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
         }
         closed = true;
         state = QpState.RESET;
-        final int rc = NativeVerbs.destroyQp(qp);
+        final int rc = Verbs.destroyQp(qp);
         if (rc != 0)
         {
-            DisniVerbsContext.warn("ibv_destroy_qp", NativeVerbs.failure("ibv_destroy_qp", rc));
+            DisniVerbsContext.warn("ibv_destroy_qp", Verbs.failure("ibv_destroy_qp", rc));
         }
         sendCq.detach(this, maxSendWr);
         receiveCq.detach(this, maxReceiveWr);
@@ -216,18 +218,13 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
         return "DisniUdQueuePair{qp=" + qpNumber + ", state=" + state + ", " + udAddress + "}";
     }
 
-    private static void checkStep(final String call, final int rc) throws VerbsException
-    {
-        NativeVerbs.check(call, rc);
-    }
-
     private VerbsException postFailure(final String call, final int rc, final String whenFull)
     {
-        if (-rc == NativeVerbs.ENOMEM)
+        if (Verbs.chainErrno(rc) == Verbs.ENOMEM)
         {
             return new VerbsException(call + " on UD queue pair " + qpNumber + ": " + whenFull);
         }
         return new VerbsException(call + " on UD queue pair " + qpNumber + " (" + state + ") failed: " +
-            NativeVerbs.errorText(rc));
+            Verbs.errorText(-Verbs.chainErrno(rc)));
     }
 }

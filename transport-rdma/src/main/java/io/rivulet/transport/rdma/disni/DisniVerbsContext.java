@@ -9,10 +9,17 @@ import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.impl.NatObject;
+import io.rivulet.transport.rdma.RdmaDevices;
+import io.rivulet.transport.rdma.jni.CmIdInfo;
+import io.rivulet.transport.rdma.jni.Gid;
+import io.rivulet.transport.rdma.jni.NativeLibrary;
+import io.rivulet.transport.rdma.jni.UdPort;
+import io.rivulet.transport.rdma.jni.Verbs;
 import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
+import io.rivulet.transport.rdma.verbs.DeviceAttributes;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
@@ -59,7 +66,8 @@ final class DisniVerbsContext implements VerbsContext
     private final List<DisniProtectionDomain> protectionDomains = new ArrayList<>();
     private final List<DisniUdQueuePair> udQueuePairs = new ArrayList<>();
     private final List<DisniAddressHandle> addressHandles = new ArrayList<>();
-    private DisniUdPort udPort;
+    private UdPort udPort;
+    private DeviceAttributes attributes;
     private IbvCompChannel compChannel;
     private boolean cmPolled;
     private long lastCmPollNs;
@@ -163,6 +171,29 @@ final class DisniVerbsContext implements VerbsContext
         return settings.nanoClock().getAsLong();
     }
 
+    /**
+     * Through librivulet-verbs ({@code ibv_query_device} on DiSNI's {@code ibv_context}); without it DiSNI cannot
+     * tell, and the answer is the most cautious one: one READ outstanding each way and no atomics (which need the
+     * library anyway).
+     */
+    @Override
+    public DeviceAttributes attributes()
+    {
+        if (null == attributes)
+        {
+            try
+            {
+                NativeLibrary.require("ibv_query_device through DiSNI");
+                attributes = Verbs.deviceAttributes(verbsHandle);
+            }
+            catch (final VerbsException ex)
+            {
+                attributes = new DeviceAttributes(1024, 1, 1024, 1, 1, DeviceAttributes.AtomicCapability.NONE);
+            }
+        }
+        return attributes;
+    }
+
     @Override
     public ProtectionDomain allocateProtectionDomain() throws IOException
     {
@@ -245,12 +276,12 @@ final class DisniVerbsContext implements VerbsContext
     public QueuePair createUdQueuePair(final QueuePairConfig config) throws IOException
     {
         ensureOpen();
-        NativeVerbsLibrary.require("a UD queue pair");
+        NativeLibrary.require("a UD queue pair through DiSNI");
         final DisniProtectionDomain pd = protectionDomainOf(config.pd());
         final DisniUdQueuePair queuePair = DisniUdQueuePair.create(
             this,
             config,
-            NativeVerbs.handleOf(pd.ibvPd(), "protection domain"),
+            DisniHandles.handleOf(pd.ibvPd(), "protection domain"),
             completionQueueOf(config.sendCq()),
             completionQueueOf(config.receiveCq()),
             udPort());
@@ -259,25 +290,25 @@ final class DisniVerbsContext implements VerbsContext
     }
 
     /**
-     * {@code ibv_create_ah} through the JNI extension, from the remote's GID text ({@link DisniGid}), this
+     * {@code ibv_create_ah} through the JNI extension, from the remote's GID text ({@link Gid}), this
      * context's port and source GID index, hop limit 64 and service level 0.
      */
     @Override
     public AddressHandle createAddressHandle(final ProtectionDomain pd, final UdAddress remote) throws IOException
     {
         ensureOpen();
-        NativeVerbsLibrary.require("an address handle");
+        NativeLibrary.require("an address handle through DiSNI");
         if (null == remote)
         {
             throw new VerbsException("no remote UD address");
         }
-        final DisniGid gid = DisniGid.parse(remote.gid());
+        final Gid gid = Gid.parse(remote.gid());
         final DisniProtectionDomain domain = protectionDomainOf(pd);
-        final DisniUdPort port = udPort();
-        final long handle = NativeVerbs.check(
+        final UdPort port = udPort();
+        final long handle = Verbs.check(
             "ibv_create_ah (to " + remote.gid() + " from port " + port.number() + ", GID index " + port.gidIndex() + ")",
-            NativeVerbs.createAh(NativeVerbs.handleOf(domain.ibvPd(), "protection domain"), gid.high(), gid.low(),
-                gid.lid(), port.number(), port.gidIndex(), AH_HOP_LIMIT, 0));
+            Verbs.createAh(DisniHandles.handleOf(domain.ibvPd(), "protection domain"), gid.high(), gid.low(),
+                gid.lid(), port.number(), port.gidIndex(), AH_HOP_LIMIT, 0, 0));
         final DisniAddressHandle addressHandle = new DisniAddressHandle(this, remote, handle);
         addressHandles.add(addressHandle);
         return addressHandle;
@@ -460,15 +491,17 @@ final class DisniVerbsContext implements VerbsContext
     }
 
     /** The UD port, resolved once: port number, GID index and GID. */
-    private DisniUdPort udPort() throws VerbsException
+    private UdPort udPort() throws VerbsException
     {
         if (null == udPort)
         {
-            udPort = DisniUdPort.resolve(
-                NativeVerbs.handleOf(verbs, "device context"),
-                NativeVerbs.handleOf(deviceId, "RDMA CM id"),
+            NativeLibrary.require("the UD port through DiSNI");
+            udPort = UdPort.resolve(
+                DisniHandles.handleOf(verbs, "device context"),
+                CmIdInfo.of(DisniHandles.handleOf(deviceId, "RDMA CM id")).port(),
                 localAddress,
-                settings.gidIndex());
+                settings.gidIndex(),
+                DisniSettings.GID_INDEX_PROP);
         }
         return udPort;
     }

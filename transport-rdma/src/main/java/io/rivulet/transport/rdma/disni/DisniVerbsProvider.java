@@ -1,15 +1,12 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.transport.rdma.RdmaDevices;
 import io.rivulet.transport.rdma.verbs.VerbsContext;
 import io.rivulet.transport.rdma.verbs.VerbsException;
 import io.rivulet.transport.rdma.verbs.VerbsProvider;
 
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
-import java.util.Collections;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -77,41 +74,11 @@ public final class DisniVerbsProvider implements VerbsProvider
     }
 
     /**
-     * The address to {@link #open} when none is configured: the first IPv4 address of an interface that
-     * is up and has an RDMA device behind it (by sysfs), unlike "the first non-loopback address", which
-     * on a host with a management NIC picks the wrong interface.
-     *
-     * @return the address, or empty when no interface has an RDMA device.
+     * @return the first IPv4 address of an interface with an RDMA device ({@link RdmaDevices#rdmaInterfaceAddress()}).
      */
     public static Optional<InetAddress> rdmaInterfaceAddress()
     {
-        final RdmaDevices devices = new RdmaDevices();
-        if (devices.names().isEmpty())
-        {
-            return Optional.empty();
-        }
-        try
-        {
-            for (final NetworkInterface networkInterface : Collections.list(NetworkInterface.getNetworkInterfaces()))
-            {
-                if (networkInterface.isUp() && !networkInterface.isLoopback() &&
-                    devices.deviceFor(networkInterface.getName()).isPresent())
-                {
-                    for (final InetAddress address : Collections.list(networkInterface.getInetAddresses()))
-                    {
-                        if (address instanceof Inet4Address)
-                        {
-                            return Optional.of(address);
-                        }
-                    }
-                }
-            }
-        }
-        catch (final SocketException | RuntimeException ex)
-        {
-            return Optional.empty();
-        }
-        return Optional.empty();
+        return new RdmaDevices().rdmaInterfaceAddress();
     }
 
     @Override

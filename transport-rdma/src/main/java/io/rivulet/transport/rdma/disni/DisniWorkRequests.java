@@ -7,7 +7,7 @@ import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaConnParam;
-import io.rivulet.transport.rdma.verbs.Access;
+import io.rivulet.transport.rdma.jni.WorkRequests;
 import io.rivulet.transport.rdma.verbs.Opcode;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
 import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
@@ -32,74 +32,19 @@ import java.util.LinkedList;
  */
 final class DisniWorkRequests
 {
-    /** {@code IBV_SEND_FENCE}. The SPI's flag bits differ from ibverbs', so they are mapped. */
-    static final int IBV_SEND_FENCE = 1;
-    /** {@code IBV_SEND_SIGNALED}. */
-    static final int IBV_SEND_SIGNALED = 1 << 1;
-    /** {@code IBV_SEND_INLINE}. */
-    static final int IBV_SEND_INLINE = 1 << 3;
-    /** {@code IBV_WC_WITH_IMM} in {@code ibv_wc.wc_flags}. */
-    static final int IBV_WC_WITH_IMM = 1 << 1;
-    /** {@code IBV_WC_RECV}: receive-side completion opcodes have this bit. */
-    static final int IBV_WC_RECV = 1 << 7;
-    /** {@code IBV_WC_RECV_RDMA_WITH_IMM}. */
-    static final int IBV_WC_RECV_RDMA_WITH_IMM = IBV_WC_RECV + 1;
-    /** The largest RC message: ibverbs' {@code max_msg_sz} is 2^31 on current devices. */
-    static final long MAX_MESSAGE_LENGTH = 1L << 31;
-    /** The size of an atomic operand and of the local buffer that receives the original value. */
-    static final int ATOMIC_LENGTH = 8;
-
     /** Number of distinct (opcode, SGE count) shapes: index space of {@link #shape}. */
     static final int SHAPES = Opcode.values().length * (SendWorkRequest.MAX_SGE + 1);
 
-    private static final int SPI_SEND_FLAGS = SendWorkRequest.SIGNALED | SendWorkRequest.INLINE | SendWorkRequest.FENCE;
-    private static final int SPI_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ |
-        Access.REMOTE_ATOMIC;
     private static final boolean LITTLE_ENDIAN_HOST = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-    private static final WcOpcode[] SEND_SIDE_OPCODES =
-    {
-        WcOpcode.SEND, WcOpcode.RDMA_WRITE, WcOpcode.RDMA_READ, WcOpcode.COMP_SWAP, WcOpcode.FETCH_ADD
-    };
 
     private DisniWorkRequests()
     {
     }
 
-    /**
-     * @param opcode an SPI opcode.
-     * @return its {@code IBV_WR_*} value (DiSNI's constants are ibverbs' values).
-     */
-    static int ibvOpcode(final Opcode opcode)
-    {
-        switch (opcode)
-        {
-            case SEND:
-                return IbvSendWR.IBV_WR_SEND;
-            case SEND_WITH_IMM:
-                return IbvSendWR.IBV_WR_SEND_WITH_IMM;
-            case RDMA_WRITE:
-                return IbvSendWR.IBV_WR_RDMA_WRITE;
-            case RDMA_WRITE_WITH_IMM:
-                return IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM;
-            case RDMA_READ:
-                return IbvSendWR.IBV_WR_RDMA_READ;
-            case ATOMIC_CMP_AND_SWP:
-                return IbvSendWR.IBV_WR_ATOMIC_CMP_AND_SWP;
-            default:
-                return IbvSendWR.IBV_WR_ATOMIC_FETCH_AND_ADD;
-        }
-    }
-
-    /** @return true for CMP_AND_SWP and FETCH_AND_ADD, which are posted through the JNI extension. */
-    static boolean isAtomic(final Opcode opcode)
-    {
-        return opcode == Opcode.ATOMIC_CMP_AND_SWP || opcode == Opcode.ATOMIC_FETCH_AND_ADD;
-    }
-
     static VerbsException atomicsThroughDisni(final Opcode opcode)
     {
         return new VerbsException(opcode + " cannot be posted through DiSNI 2.1 (its compare/swap and rkey fields " +
-            "never reach native memory): atomics go through Rivulet's JNI extension (NativeVerbs)");
+            "never reach native memory): atomics go through librivulet-verbs (jni.Verbs)");
     }
 
     /** @return the index of a work-request shape, the key of the prebuilt-call cache. */
@@ -118,28 +63,6 @@ final class DisniWorkRequests
     static boolean targetsRemoteMemory(final Opcode opcode)
     {
         return opcode == Opcode.RDMA_WRITE || opcode == Opcode.RDMA_WRITE_WITH_IMM || opcode == Opcode.RDMA_READ;
-    }
-
-    /**
-     * @param flags {@link SendWorkRequest} flag bits.
-     * @return the {@code IBV_SEND_*} bits.
-     */
-    static int ibvSendFlags(final int flags)
-    {
-        int ibv = 0;
-        if ((flags & SendWorkRequest.SIGNALED) != 0)
-        {
-            ibv |= IBV_SEND_SIGNALED;
-        }
-        if ((flags & SendWorkRequest.INLINE) != 0)
-        {
-            ibv |= IBV_SEND_INLINE;
-        }
-        if ((flags & SendWorkRequest.FENCE) != 0)
-        {
-            ibv |= IBV_SEND_FENCE;
-        }
-        return ibv;
     }
 
     /**
@@ -165,143 +88,19 @@ final class DisniWorkRequests
     }
 
     /**
-     * @param access {@link Access} bits (their values are ibverbs' {@code IBV_ACCESS_*}).
-     * @return the {@code IBV_ACCESS_*} bits for {@code ibv_reg_mr}.
-     * @throws VerbsException on unknown bits, or remote write/atomic without local write, which
-     *                        {@code ibv_reg_mr} rejects with EINVAL.
-     */
-    static int ibvAccess(final int access) throws VerbsException
-    {
-        if ((access & ~SPI_ACCESS) != 0)
-        {
-            throw new VerbsException("unknown access bits 0x" + Integer.toHexString(access & ~SPI_ACCESS) +
-                " (Access has LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC)");
-        }
-        if ((access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 && (access & Access.LOCAL_WRITE) == 0)
-        {
-            throw new VerbsException("REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE too (ibv_reg_mr rejects them " +
-                "alone): register with Access.LOCAL_WRITE | ...");
-        }
-        return access;
-    }
-
-    /**
-     * Checks what the device would reject late or obscurely, and what DiSNI 2.1 cannot post.
-     *
-     * @param request       the request about to be posted on an RC queue pair.
-     * @param maxInlineData the queue pair's inline limit.
-     * @throws VerbsException naming the problem.
-     */
-    static void validateSend(final SendWorkRequest request, final int maxInlineData) throws VerbsException
-    {
-        final Opcode opcode = request.opcode();
-        if (null != request.addressHandle() || 0 != request.remoteQpNumber())
-        {
-            throw new VerbsException("UD destination (address handle / remote QPN) on an RC queue pair: post UD " +
-                "sends on a queue pair from createUdQueuePair");
-        }
-        checkFlagsAndLengths(request, maxInlineData);
-        if (isAtomic(opcode))
-        {
-            validateAtomic(request);
-        }
-    }
-
-    /**
-     * Checks a send for a UD queue pair: SEND or SEND_WITH_IMM to an address handle.
-     *
-     * @throws VerbsException naming the problem.
-     */
-    static void validateUdSend(final SendWorkRequest request, final int maxInlineData) throws VerbsException
-    {
-        final Opcode opcode = request.opcode();
-        if (opcode != Opcode.SEND && opcode != Opcode.SEND_WITH_IMM)
-        {
-            throw new VerbsException(opcode + " on a UD queue pair: UD carries only SEND and SEND_WITH_IMM");
-        }
-        if (null == request.addressHandle())
-        {
-            throw new VerbsException("UD send without a destination: set ud(addressHandle, remoteQpNumber, remoteQkey)");
-        }
-        checkFlagsAndLengths(request, maxInlineData);
-    }
-
-    /**
-     * An atomic reads and writes one aligned 8-byte word of remote memory and returns the original value
-     * into one 8-byte local SGE; anything else the device rejects late (as an error completion that
-     * breaks the connection) or not at all.
-     */
-    static void validateAtomic(final SendWorkRequest request) throws VerbsException
-    {
-        final Opcode opcode = request.opcode();
-        if (request.sgeCount() != 1 || request.sge(0).length() != ATOMIC_LENGTH)
-        {
-            throw new VerbsException(opcode + " needs exactly one 8-byte local scatter-gather entry for the original " +
-                "value (got " + request.sgeCount() + " entries, " + request.totalLength() + " bytes)");
-        }
-        if ((request.remoteAddress() & (ATOMIC_LENGTH - 1)) != 0)
-        {
-            throw new VerbsException(opcode + " remote address 0x" + Long.toHexString(request.remoteAddress()) +
-                " is not 8-byte aligned");
-        }
-        if ((request.flags() & SendWorkRequest.INLINE) != 0)
-        {
-            throw new VerbsException(opcode + " cannot be INLINE: the device writes the original value into the SGE");
-        }
-    }
-
-    private static void checkFlagsAndLengths(final SendWorkRequest request, final int maxInlineData)
-        throws VerbsException
-    {
-        final Opcode opcode = request.opcode();
-        final int flags = request.flags();
-        if ((flags & ~SPI_SEND_FLAGS) != 0)
-        {
-            throw new VerbsException("unknown send flags 0x" + Integer.toHexString(flags & ~SPI_SEND_FLAGS));
-        }
-
-        long total = 0;
-        for (int i = 0, n = request.sgeCount(); i < n; i++)
-        {
-            final int length = request.sge(i).length();
-            if (length < 0)
-            {
-                throw new VerbsException("scatter-gather entry " + i + " has a negative length " + length);
-            }
-            total += length;
-        }
-        if (total > MAX_MESSAGE_LENGTH)
-        {
-            throw new VerbsException("work request of " + total + " bytes exceeds the 2 GiB RC message limit");
-        }
-        if ((flags & SendWorkRequest.INLINE) != 0)
-        {
-            if (opcode == Opcode.RDMA_READ)
-            {
-                throw new VerbsException("INLINE applies to SEND and RDMA_WRITE, not RDMA_READ");
-            }
-            if (total > maxInlineData)
-            {
-                throw new VerbsException("inline send of " + total + " bytes exceeds the queue pair's maxInlineData " +
-                    maxInlineData);
-            }
-        }
-    }
-
-    /**
      * Builds the DiSNI work request a prebuilt call is serialised from: every field, including the
      * ones fixed for the call's lifetime (opcode, SGE count, imm_data).
      */
     static IbvSendWR toIbvSendWr(final SendWorkRequest request) throws VerbsException
     {
-        if (isAtomic(request.opcode()))
+        if (WorkRequests.isAtomic(request.opcode()))
         {
             throw atomicsThroughDisni(request.opcode());
         }
         final IbvSendWR wr = new IbvSendWR();
         wr.setWr_id(request.wrId());
-        wr.setOpcode(ibvOpcode(request.opcode()));
-        wr.setSend_flags(ibvSendFlags(request.flags()));
+        wr.setOpcode(WorkRequests.ibvOpcode(request.opcode()));
+        wr.setSend_flags(WorkRequests.ibvSendFlags(request.flags()));
         wr.setImm_data(hasImmData(request.opcode()) ? toWireImmData(request.immData()) : 0);
         final LinkedList<IbvSge> sges = new LinkedList<>();
         for (int i = 0, n = request.sgeCount(); i < n; i++)
@@ -339,24 +138,6 @@ final class DisniWorkRequests
     }
 
     /**
-     * @param ibvOpcode {@code ibv_wc.opcode}.
-     * @return the SPI's opcode; unknown values map by side ({@link WcOpcode#RECV} when the receive bit
-     *         is set, else {@link WcOpcode#SEND}).
-     */
-    static WcOpcode wcOpcode(final int ibvOpcode)
-    {
-        if (ibvOpcode >= 0 && ibvOpcode < SEND_SIDE_OPCODES.length)
-        {
-            return SEND_SIDE_OPCODES[ibvOpcode];
-        }
-        if (ibvOpcode == IBV_WC_RECV_RDMA_WITH_IMM)
-        {
-            return WcOpcode.RECV_RDMA_WITH_IMM;
-        }
-        return (ibvOpcode & IBV_WC_RECV) != 0 ? WcOpcode.RECV : WcOpcode.SEND;
-    }
-
-    /**
      * Fills an SPI completion from a DiSNI one.
      *
      * <p>DiSNI's poll call copies only wr_id, status and opcode for an error completion and leaves the
@@ -373,18 +154,18 @@ final class DisniWorkRequests
         final WcStatus status = WcStatus.of(wc.getStatus());
         if (status == WcStatus.SUCCESS)
         {
-            final boolean hasImm = (wc.getWc_flags() & IBV_WC_WITH_IMM) != 0;
+            final boolean hasImm = (wc.getWc_flags() & WorkRequests.IBV_WC_WITH_IMM) != 0;
             return into.set(
                 wc.getWr_id(),
                 status,
-                wcOpcode(wc.getOpcode()),
+                WorkRequests.wcOpcode(wc.getOpcode()),
                 wc.getByte_len(),
                 hasImm,
                 hasImm ? fromWireImmData(wc.getImm_data()) : 0,
                 wc.getQp_num(),
                 wc.getSrc_qp());
         }
-        return into.set(wc.getWr_id(), status, wcOpcode(wc.getOpcode()), 0, false, 0, qpNumberIfUnknown, 0);
+        return into.set(wc.getWr_id(), status, WorkRequests.wcOpcode(wc.getOpcode()), 0, false, 0, qpNumberIfUnknown, 0);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.rivulet.transport.rdma.disni;
 
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.SVCPostSend;
+import io.rivulet.transport.rdma.jni.WorkRequests;
 import io.rivulet.transport.rdma.verbs.Opcode;
 import io.rivulet.transport.rdma.verbs.ScatterGatherEntry;
 import io.rivulet.transport.rdma.verbs.SendWorkRequest;
@@ -140,7 +141,7 @@ final class PostSendCalls implements AutoCloseable
     {
         final SVCPostSend.SendWRMod wr = call.getWrMod(0);
         wr.setWr_id(request.wrId());
-        wr.setSend_flags(DisniWorkRequests.ibvSendFlags(request.flags()));
+        wr.setSend_flags(WorkRequests.ibvSendFlags(request.flags()));
         if (DisniWorkRequests.targetsRemoteMemory(request.opcode()))
         {
             final SVCPostSend.RdmaMod rdma = wr.getRdmaMod();

@@ -29,7 +29,7 @@
  * shared receive queues, IPv6, {@code rdma_reject} (a request is rejected by destroying its id),
  * private data, {@code ibv_query_qp} (queue pair state is tracked from CM events and completions).
  * The first four go through librivulet-verbs, Rivulet's JNI extension ({@code src/main/c}, loaded by
- * {@code NativeVerbsLibrary}), on DiSNI's own PD, CQ and QP pointers ({@code NatObject.getObjId()}):
+ * {@code io.rivulet.transport.rdma.jni.NativeLibrary}), on DiSNI's own PD, CQ and QP pointers ({@code NatObject.getObjId()}):
  * {@code DisniUdQueuePair}, {@code DisniAddressHandle}, {@link io.rivulet.transport.rdma.disni.DisniMulticast}
  * and atomics in {@code DisniQueuePair}. Without the extension they fail with a
  * {@link io.rivulet.transport.rdma.verbs.VerbsException} saying why it is missing. Error completions carry

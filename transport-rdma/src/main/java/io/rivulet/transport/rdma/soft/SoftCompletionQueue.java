@@ -31,6 +31,7 @@ final class SoftCompletionQueue implements CompletionQueue
     private final boolean[] hasImmData;
     private final int[] qpNumbers;
     private final int[] sourceQpNumbers;
+    private final boolean[] grh;
     private final AtomicLong head = new AtomicLong();
     private final AtomicLong tail = new AtomicLong();
     private volatile boolean overrun;
@@ -48,6 +49,7 @@ final class SoftCompletionQueue implements CompletionQueue
         hasImmData = new boolean[capacity];
         qpNumbers = new int[capacity];
         sourceQpNumbers = new int[capacity];
+        grh = new boolean[capacity];
     }
 
     SoftVerbsContext context()
@@ -70,6 +72,25 @@ final class SoftCompletionQueue implements CompletionQueue
         final int qpNumber,
         final int sourceQpNumber)
     {
+        return offer(wrId, status, opcode, byteLength, hasImm, imm, qpNumber, sourceQpNumber, false);
+    }
+
+    /**
+     * Adds a completion, a UD receive's with {@code hasGrh}; NIC thread only.
+     *
+     * @return false when the queue is full (overrun) or closed; the completion is lost.
+     */
+    boolean offer(
+        final long wrId,
+        final WcStatus status,
+        final WcOpcode opcode,
+        final int byteLength,
+        final boolean hasImm,
+        final int imm,
+        final int qpNumber,
+        final int sourceQpNumber,
+        final boolean hasGrh)
+    {
         if (closed)
         {
             return false;
@@ -90,19 +111,20 @@ final class SoftCompletionQueue implements CompletionQueue
         hasImmData[i] = hasImm;
         qpNumbers[i] = qpNumber;
         sourceQpNumbers[i] = sourceQpNumber;
+        grh[i] = hasGrh;
         tail.lazySet(t + 1);
         return true;
     }
 
     @Override
-    public synchronized int poll(final WorkCompletion[] completions) throws IOException
+    public synchronized int poll(final WorkCompletion[] completions, final int max) throws IOException
     {
         if (closed)
         {
             throw new VerbsException("completion queue closed");
         }
         final long h = head.get();
-        final int available = (int)Math.min(tail.get() - h, completions.length);
+        final int available = (int)Math.min(tail.get() - h, Math.min(max, completions.length));
         if (available == 0)
         {
             if (overrun)
@@ -115,15 +137,27 @@ final class SoftCompletionQueue implements CompletionQueue
         for (int n = 0; n < available; n++)
         {
             final int i = (int)((h + n) % capacity);
-            completions[n].set(
-                wrIds[i],
-                STATUSES[statuses[i]],
-                OPCODES[opcodes[i]],
-                byteLengths[i],
-                hasImmData[i],
-                immData[i],
-                qpNumbers[i],
-                sourceQpNumbers[i]);
+            final WcStatus status = STATUSES[statuses[i]];
+            if (status == WcStatus.SUCCESS)
+            {
+                completions[n].set(
+                    wrIds[i],
+                    status,
+                    OPCODES[opcodes[i]],
+                    byteLengths[i],
+                    hasImmData[i],
+                    immData[i],
+                    qpNumbers[i],
+                    sourceQpNumbers[i],
+                    grh[i],
+                    0,
+                    0);
+            }
+            else
+            {
+                // As on hardware: an error completion defines only wr_id, status and qp_num.
+                completions[n].setError(wrIds[i], status, qpNumbers[i], 0);
+            }
         }
         head.lazySet(h + available);
         return available;

@@ -243,7 +243,7 @@ final class SoftUdQueuePair implements QueuePair
             address + SoftDatagrams.GRH_LENGTH,
             payloadLength);
         if (!receiveCq.offer(wrId, WcStatus.SUCCESS, WcOpcode.RECV, byteLength, hasImm, hasImm ? imm : 0,
-            qpNumber, sourceQpNumber))
+            qpNumber, sourceQpNumber, true))
         {
             enterError();
         }

@@ -4,9 +4,11 @@ import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
+import io.rivulet.transport.rdma.verbs.DeviceAttributes;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
+import io.rivulet.transport.rdma.verbs.SendWorkRequest;
 import io.rivulet.transport.rdma.verbs.UdAddress;
 import io.rivulet.transport.rdma.verbs.VerbsContext;
 import io.rivulet.transport.rdma.verbs.VerbsException;
@@ -46,6 +48,9 @@ public final class SoftVerbsContext implements VerbsContext
     public static final int MAX_CQ_ENTRIES = 1 << 22;
 
     private static final AtomicInteger DEVICES = new AtomicInteger();
+    private static final DeviceAttributes ATTRIBUTES = new DeviceAttributes(MAX_WORK_REQUESTS, SendWorkRequest.MAX_SGE,
+        MAX_CQ_ENTRIES, SoftRcQueuePair.MAX_RD_ATOMIC, SoftRcQueuePair.MAX_RD_ATOMIC,
+        DeviceAttributes.AtomicCapability.HCA);
 
     private final SoftVerbsProvider provider;
     private final InetAddress localAddress;
@@ -106,6 +111,13 @@ public final class SoftVerbsContext implements VerbsContext
     public String deviceName()
     {
         return deviceName;
+    }
+
+    /** Its limits; READs and atomics outstanding per queue pair are {@code SoftRcQueuePair}'s 16, both ways. */
+    @Override
+    public DeviceAttributes attributes()
+    {
+        return ATTRIBUTES;
     }
 
     @Override

@@ -17,7 +17,11 @@ public interface CmConnection extends AutoCloseable
      */
     QueuePair queuePair();
 
-    /** @return true once the peer disconnected (RDMA_CM_EVENT_DISCONNECTED). */
+    /**
+     * @return true once the peer disconnected (RDMA_CM_EVENT_DISCONNECTED) or the connection failed. Reads state
+     *         only: any thread may call it; events are taken by the context's owner thread
+     *         ({@link VerbsContext#pollConnectionEvents()}).
+     */
     boolean isDisconnected();
 
     InetSocketAddress remoteAddress();

@@ -7,6 +7,10 @@ import java.net.InetSocketAddress;
  * An open device ({@code ibv_context}) with its connection manager ({@code rdma_cm}). Resources
  * created here are freed by their own {@code close}; closing the context frees what is left.
  *
+ * <p>Connection management progresses only on the thread that owns the context (the engine's conductor):
+ * {@link #pollConnectionEvents()}, and the {@code poll} methods of its listeners and connections, take the
+ * connection manager's events; every other thread only reads what they left ({@link CmConnection#isDisconnected()}).
+ *
  * <p>Not thread-safe unless the provider says so: the engine uses one context from its conductor.
  */
 public interface VerbsContext extends AutoCloseable
@@ -16,6 +20,23 @@ public interface VerbsContext extends AutoCloseable
 
     /** @return the device's name ("mlx5_0", "soft0"). */
     String deviceName();
+
+    /** @return what the device can do ({@code ibv_query_device}), read once when the context opened. */
+    DeviceAttributes attributes();
+
+    /**
+     * Takes the connection manager's pending events ({@code rdma_get_cm_event}, never blocking) and hands each to
+     * the listener or connection it concerns. The owner thread calls it every duty cycle, so that set-ups advance
+     * and disconnects are seen even while nobody polls a particular connection. Providers that progress on a
+     * thread of their own do nothing here.
+     *
+     * @return events handled.
+     * @throws IOException when the event channel itself failed.
+     */
+    default int pollConnectionEvents() throws IOException
+    {
+        return 0;
+    }
 
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocateProtectionDomain() throws IOException;

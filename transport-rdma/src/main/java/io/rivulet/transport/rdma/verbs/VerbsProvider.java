@@ -4,12 +4,13 @@ import java.io.IOException;
 import java.net.InetAddress;
 
 /**
- * A source of RDMA verbs: {@code disni} (hardware through DiSNI) or {@code soft} (user space).
+ * A source of RDMA verbs: {@code ibverbs} (hardware through rdma-core and Rivulet's JNI library),
+ * {@code disni} (hardware through DiSNI) or {@code soft} (user space).
  * Implementations are stateless factories; {@link #open(InetAddress)} gives the device context.
  */
 public interface VerbsProvider
 {
-    /** @return "disni", "soft", ... */
+    /** @return "ibverbs", "disni", "soft", ... */
     String name();
 
     /**

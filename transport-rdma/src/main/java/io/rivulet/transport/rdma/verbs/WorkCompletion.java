@@ -1,6 +1,12 @@
 package io.rivulet.transport.rdma.verbs;
 
-/** {@code ibv_wc}: a reusable completion record filled by {@link CompletionQueue#poll}. */
+/**
+ * {@code ibv_wc}: a reusable completion record filled by {@link CompletionQueue#poll}.
+ *
+ * <p>In an error completion only {@link #wrId()}, {@link #status()}, {@link #qpNumber()} and
+ * {@link #vendorError()} are meaningful (as in ibverbs); providers report its opcode as
+ * {@link WcOpcode#UNKNOWN} and its other fields as 0.
+ */
 public final class WorkCompletion
 {
     private long wrId;
@@ -11,6 +17,9 @@ public final class WorkCompletion
     private boolean hasImmData;
     private int qpNumber;
     private int sourceQpNumber;
+    private boolean hasGrh;
+    private int sourceLid;
+    private int vendorError;
 
     public long wrId()
     {
@@ -27,7 +36,7 @@ public final class WorkCompletion
         return opcode;
     }
 
-    /** @return bytes received (receives) or transferred. */
+    /** @return bytes received (receives, the 40-byte GRH included on UD) or transferred. */
     public int byteLength()
     {
         return byteLength;
@@ -55,7 +64,29 @@ public final class WorkCompletion
         return sourceQpNumber;
     }
 
-    /** Fills the record; providers' use. */
+    /**
+     * @return true when a UD receive's first 40 bytes hold a Global Routing Header ({@code IBV_WC_GRH}); without
+     *         it (InfiniBand within a subnet) those bytes are undefined and the sender is known by
+     *         {@link #sourceLid()} and {@link #sourceQpNumber()} only.
+     */
+    public boolean hasGrh()
+    {
+        return hasGrh;
+    }
+
+    /** @return the sender's LID of a UD receive (InfiniBand; 0 on RoCE). */
+    public int sourceLid()
+    {
+        return sourceLid;
+    }
+
+    /** @return the device's own error detail ({@code vendor_err}) of an error completion, else 0. */
+    public int vendorError()
+    {
+        return vendorError;
+    }
+
+    /** Fills the record of a successful or flushed completion without GRH, LID or vendor detail; providers' use. */
     public WorkCompletion set(
         final long wrId,
         final WcStatus status,
@@ -66,6 +97,23 @@ public final class WorkCompletion
         final int qpNumber,
         final int sourceQpNumber)
     {
+        return set(wrId, status, opcode, byteLength, hasImmData, immData, qpNumber, sourceQpNumber, false, 0, 0);
+    }
+
+    /** Fills every field; providers' use. */
+    public WorkCompletion set(
+        final long wrId,
+        final WcStatus status,
+        final WcOpcode opcode,
+        final int byteLength,
+        final boolean hasImmData,
+        final int immData,
+        final int qpNumber,
+        final int sourceQpNumber,
+        final boolean hasGrh,
+        final int sourceLid,
+        final int vendorError)
+    {
         this.wrId = wrId;
         this.status = status;
         this.opcode = opcode;
@@ -74,13 +122,23 @@ public final class WorkCompletion
         this.immData = immData;
         this.qpNumber = qpNumber;
         this.sourceQpNumber = sourceQpNumber;
+        this.hasGrh = hasGrh;
+        this.sourceLid = sourceLid;
+        this.vendorError = vendorError;
         return this;
+    }
+
+    /** Fills an error completion: only what ibverbs defines for one; providers' use. */
+    public WorkCompletion setError(final long wrId, final WcStatus status, final int qpNumber, final int vendorError)
+    {
+        return set(wrId, status, WcOpcode.UNKNOWN, 0, false, 0, qpNumber, 0, false, 0, vendorError);
     }
 
     @Override
     public String toString()
     {
         return "WorkCompletion{wrId=" + wrId + ", status=" + status + ", opcode=" + opcode + ", byteLength=" +
-            byteLength + (hasImmData ? ", imm=" + immData : "") + ", qp=" + qpNumber + "}";
+            byteLength + (hasImmData ? ", imm=" + immData : "") + ", qp=" + qpNumber +
+            (vendorError != 0 ? ", vendorErr=0x" + Integer.toHexString(vendorError) : "") + "}";
     }
 }

@@ -1,5 +1,7 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.transport.rdma.RdmaDevices;
+import io.rivulet.transport.rdma.jni.NativeLibrary;
 import io.rivulet.transport.rdma.verbs.VerbsProvider.Availability;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -133,7 +135,7 @@ class DisniAvailabilityTest
         final Path lib = library();
         final Availability availability = DisniAvailability.evaluate(new DisniAvailability.Environment(
             true, true, lib.toString(), devices("mlx5_0"), probe,
-            new NativeVerbsLibrary.Status(true, "librivulet-verbs loaded from /tmp/x.so (jar)")));
+            new NativeLibrary.Status(true, "librivulet-verbs loaded from /tmp/x.so (jar)")));
 
         assertThat(availability.available()).isTrue();
         assertThat(availability.reason()).endsWith("; RDMA devices: mlx5_0; JNI extension for UD queue pairs, " +
@@ -143,7 +145,7 @@ class DisniAvailabilityTest
     @Test
     void shouldSayWhatIsRefusedWithoutTheJniExtensionAndWhy() throws IOException
     {
-        final NativeVerbsLibrary.Status notBuilt = new NativeVerbsLibrary.Status(false, NativeVerbsLibrary.NOT_BUILT);
+        final NativeLibrary.Status notBuilt = new NativeLibrary.Status(false, NativeLibrary.NOT_BUILT);
         final Availability available = DisniAvailability.evaluate(new DisniAvailability.Environment(
             true, true, library().toString(), devices("mlx5_0"), probe, notBuilt));
         final Availability unavailable = DisniAvailability.evaluate(new DisniAvailability.Environment(
@@ -151,7 +153,7 @@ class DisniAvailabilityTest
 
         assertThat(available.available()).as("RC works without the extension").isTrue();
         assertThat(available.reason()).endsWith("; JNI extension unavailable, so UD queue pairs, address handles, " +
-            "multicast and atomics are refused: " + NativeVerbsLibrary.NOT_BUILT);
+            "multicast and atomics are refused: " + NativeLibrary.NOT_BUILT);
         assertThat(unavailable.available()).isFalse();
         assertThat(unavailable.reason()).startsWith("libdisni not found").contains("rdma-core headers were missing");
     }
@@ -171,7 +173,7 @@ class DisniAvailabilityTest
         assertThat(DisniAvailability.findLibrary("")).isNull();
         assertThat(DisniAvailability.findLibrary(null)).isNull();
         Files.createFile(second.resolve(System.mapLibraryName("rivulet-verbs")));
-        assertThat(DisniAvailability.findLibrary(first + File.pathSeparator + second, "rivulet-verbs"))
+        assertThat(NativeLibrary.findLibrary(first + File.pathSeparator + second, "rivulet-verbs"))
             .isEqualTo(second.resolve(System.mapLibraryName("rivulet-verbs")));
     }
 

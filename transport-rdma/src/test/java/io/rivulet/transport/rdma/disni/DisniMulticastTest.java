@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.transport.rdma.jni.Gid;
 import io.rivulet.transport.rdma.verbs.QpState;
 import io.rivulet.transport.rdma.verbs.QpType;
 import io.rivulet.transport.rdma.verbs.QueuePair;
@@ -19,7 +20,7 @@ class DisniMulticastTest
     @Test
     void shouldAcceptOnlyMulticastGids() throws VerbsException
     {
-        final DisniGid group = DisniMulticast.groupOf(GROUP);
+        final Gid group = DisniMulticast.groupOf(GROUP);
         assertThat(group.lid()).isEqualTo(49153);
         assertThat(group.isMulticast()).isTrue();
         assertThatThrownBy(() -> DisniMulticast.groupOf("fe80:0:0:0:0:0:0:1/0"))

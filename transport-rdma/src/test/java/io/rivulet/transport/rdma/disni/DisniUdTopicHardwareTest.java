@@ -8,6 +8,7 @@ import io.rivulet.topic.Publication;
 import io.rivulet.topic.TopicMessage;
 import io.rivulet.topic.TopicOptions;
 import io.rivulet.transport.rdma.RdmaTransport;
+import io.rivulet.transport.rdma.jni.NativeLibraryTestSupport;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -53,7 +54,7 @@ class DisniUdTopicHardwareTest
         final DisniVerbsProvider provider = new DisniVerbsProvider();
         final var availability = provider.availability();
         assumeTrue(availability.available(), () -> "disni unavailable: " + availability.reason());
-        NativeVerbsTestSupport.requireLibrary();
+        NativeLibraryTestSupport.requireLibrary();
         final InetAddress address = DisniVerbsProvider.rdmaInterfaceAddress().orElse(null);
         assumeTrue(address != null, "no IPv4 address of an RDMA interface found");
 

@@ -7,6 +7,7 @@ import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaConnParam;
+import io.rivulet.transport.rdma.jni.WorkRequests;
 import io.rivulet.transport.rdma.verbs.Access;
 import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.Opcode;
@@ -38,11 +39,11 @@ class DisniWorkRequestsTest
     @Test
     void shouldMapSpiSendFlagsToIbverbsBits()
     {
-        assertThat(DisniWorkRequests.ibvSendFlags(0)).isZero();
-        assertThat(DisniWorkRequests.ibvSendFlags(SendWorkRequest.SIGNALED)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
-        assertThat(DisniWorkRequests.ibvSendFlags(SendWorkRequest.INLINE)).isEqualTo(IbvSendWR.IBV_SEND_INLINE);
-        assertThat(DisniWorkRequests.ibvSendFlags(SendWorkRequest.FENCE)).isEqualTo(IbvSendWR.IBV_SEND_FENCE);
-        assertThat(DisniWorkRequests.ibvSendFlags(SendWorkRequest.SIGNALED | SendWorkRequest.INLINE | SendWorkRequest.FENCE))
+        assertThat(WorkRequests.ibvSendFlags(0)).isZero();
+        assertThat(WorkRequests.ibvSendFlags(SendWorkRequest.SIGNALED)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+        assertThat(WorkRequests.ibvSendFlags(SendWorkRequest.INLINE)).isEqualTo(IbvSendWR.IBV_SEND_INLINE);
+        assertThat(WorkRequests.ibvSendFlags(SendWorkRequest.FENCE)).isEqualTo(IbvSendWR.IBV_SEND_FENCE);
+        assertThat(WorkRequests.ibvSendFlags(SendWorkRequest.SIGNALED | SendWorkRequest.INLINE | SendWorkRequest.FENCE))
             .isEqualTo(IbvSendWR.IBV_SEND_SIGNALED | IbvSendWR.IBV_SEND_INLINE | IbvSendWR.IBV_SEND_FENCE);
         // the SPI's bits are not ibverbs' bits: passing them through would turn SIGNALED into FENCE
         assertThat(SendWorkRequest.SIGNALED).isNotEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
@@ -51,39 +52,39 @@ class DisniWorkRequestsTest
     @Test
     void shouldMapOpcodesToDisniConstants() throws VerbsException
     {
-        assertThat(DisniWorkRequests.ibvOpcode(Opcode.SEND)).isEqualTo(IbvSendWR.IBV_WR_SEND);
-        assertThat(DisniWorkRequests.ibvOpcode(Opcode.SEND_WITH_IMM)).isEqualTo(IbvSendWR.IBV_WR_SEND_WITH_IMM);
-        assertThat(DisniWorkRequests.ibvOpcode(Opcode.RDMA_WRITE)).isEqualTo(IbvSendWR.IBV_WR_RDMA_WRITE);
-        assertThat(DisniWorkRequests.ibvOpcode(Opcode.RDMA_WRITE_WITH_IMM)).isEqualTo(IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM);
-        assertThat(DisniWorkRequests.ibvOpcode(Opcode.RDMA_READ)).isEqualTo(IbvSendWR.IBV_WR_RDMA_READ);
+        assertThat(WorkRequests.ibvOpcode(Opcode.SEND)).isEqualTo(IbvSendWR.IBV_WR_SEND);
+        assertThat(WorkRequests.ibvOpcode(Opcode.SEND_WITH_IMM)).isEqualTo(IbvSendWR.IBV_WR_SEND_WITH_IMM);
+        assertThat(WorkRequests.ibvOpcode(Opcode.RDMA_WRITE)).isEqualTo(IbvSendWR.IBV_WR_RDMA_WRITE);
+        assertThat(WorkRequests.ibvOpcode(Opcode.RDMA_WRITE_WITH_IMM)).isEqualTo(IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM);
+        assertThat(WorkRequests.ibvOpcode(Opcode.RDMA_READ)).isEqualTo(IbvSendWR.IBV_WR_RDMA_READ);
     }
 
     @Test
     void shouldMapAtomicsButNeverBuildThemAsDisniWorkRequests()
     {
-        assertThat(DisniWorkRequests.ibvOpcode(Opcode.ATOMIC_CMP_AND_SWP)).isEqualTo(IbvSendWR.IBV_WR_ATOMIC_CMP_AND_SWP);
-        assertThat(DisniWorkRequests.ibvOpcode(Opcode.ATOMIC_FETCH_AND_ADD))
+        assertThat(WorkRequests.ibvOpcode(Opcode.ATOMIC_CMP_AND_SWP)).isEqualTo(IbvSendWR.IBV_WR_ATOMIC_CMP_AND_SWP);
+        assertThat(WorkRequests.ibvOpcode(Opcode.ATOMIC_FETCH_AND_ADD))
             .isEqualTo(IbvSendWR.IBV_WR_ATOMIC_FETCH_AND_ADD);
         for (final Opcode atomic : new Opcode[] {Opcode.ATOMIC_CMP_AND_SWP, Opcode.ATOMIC_FETCH_AND_ADD})
         {
-            assertThat(DisniWorkRequests.isAtomic(atomic)).isTrue();
+            assertThat(WorkRequests.isAtomic(atomic)).isTrue();
             // DiSNI 2.1 would post the request with garbage operands: its SVC path must refuse it
             final SendWorkRequest request = new SendWorkRequest().opcode(atomic).addSge(0x1000, 8, 1).remote(0x2000, 2);
             assertThatThrownBy(() -> DisniWorkRequests.toIbvSendWr(request))
                 .isInstanceOf(VerbsException.class)
                 .hasMessageContaining(atomic.name())
                 .hasMessageContaining("never reach native memory")
-                .hasMessageContaining("JNI extension");
+                .hasMessageContaining("librivulet-verbs");
         }
-        assertThat(DisniWorkRequests.isAtomic(Opcode.RDMA_READ)).isFalse();
+        assertThat(WorkRequests.isAtomic(Opcode.RDMA_READ)).isFalse();
     }
 
     @Test
     void shouldAcceptWellFormedAtomicsOnRcQueuePairs() throws VerbsException
     {
-        DisniWorkRequests.validateSend(new SendWorkRequest().opcode(Opcode.ATOMIC_CMP_AND_SWP)
+        WorkRequests.validateSend(new SendWorkRequest().opcode(Opcode.ATOMIC_CMP_AND_SWP)
             .flags(SendWorkRequest.SIGNALED).addSge(0x1000, 8, 1).remote(0x2008, 2).atomic(1, 2), 0);
-        DisniWorkRequests.validateSend(new SendWorkRequest().opcode(Opcode.ATOMIC_FETCH_AND_ADD)
+        WorkRequests.validateSend(new SendWorkRequest().opcode(Opcode.ATOMIC_FETCH_AND_ADD)
             .addSge(0x1000, 8, 1).remote(0x2000, 2).atomic(5, 0), 0);
     }
 
@@ -92,19 +93,19 @@ class DisniWorkRequestsTest
     {
         for (final Opcode atomic : new Opcode[] {Opcode.ATOMIC_CMP_AND_SWP, Opcode.ATOMIC_FETCH_AND_ADD})
         {
-            assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+            assertThatThrownBy(() -> WorkRequests.validateSend(
                 new SendWorkRequest().opcode(atomic).addSge(0x1000, 4, 1).remote(0x2000, 2), 0))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("one 8-byte local scatter-gather entry");
-            assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+            assertThatThrownBy(() -> WorkRequests.validateSend(
                 new SendWorkRequest().opcode(atomic).addSge(0x1000, 8, 1).addSge(0x1008, 8, 1).remote(0x2000, 2), 0))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("got 2 entries");
-            assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+            assertThatThrownBy(() -> WorkRequests.validateSend(
                 new SendWorkRequest().opcode(atomic).remote(0x2000, 2), 0))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("got 0 entries");
-            assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+            assertThatThrownBy(() -> WorkRequests.validateSend(
                 new SendWorkRequest().opcode(atomic).addSge(0x1000, 8, 1).remote(0x2004, 2), 0))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("0x2004 is not 8-byte aligned");
-            assertThatThrownBy(() -> DisniWorkRequests.validateSend(new SendWorkRequest().opcode(atomic)
+            assertThatThrownBy(() -> WorkRequests.validateSend(new SendWorkRequest().opcode(atomic)
                 .flags(SendWorkRequest.INLINE).addSge(0x1000, 8, 1).remote(0x2000, 2), 64))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("cannot be INLINE");
         }
@@ -114,23 +115,23 @@ class DisniWorkRequestsTest
     void shouldAcceptOnlySendsToAnAddressHandleOnUdQueuePairs() throws VerbsException
     {
         final AddressHandle handle = handle();
-        DisniWorkRequests.validateUdSend(new SendWorkRequest().addSge(0x1000, 100, 1).ud(handle, 5, 6), 0);
-        DisniWorkRequests.validateUdSend(new SendWorkRequest().opcode(Opcode.SEND_WITH_IMM).immData(3)
+        WorkRequests.validateUdSend(new SendWorkRequest().addSge(0x1000, 100, 1).ud(handle, 5, 6), 0);
+        WorkRequests.validateUdSend(new SendWorkRequest().opcode(Opcode.SEND_WITH_IMM).immData(3)
             .flags(SendWorkRequest.INLINE).addSge(0x1000, 16, 0).ud(handle, 5, 6), 16);
 
         for (final Opcode opcode : new Opcode[] {Opcode.RDMA_WRITE, Opcode.RDMA_WRITE_WITH_IMM, Opcode.RDMA_READ,
             Opcode.ATOMIC_CMP_AND_SWP, Opcode.ATOMIC_FETCH_AND_ADD})
         {
-            assertThatThrownBy(() -> DisniWorkRequests.validateUdSend(
+            assertThatThrownBy(() -> WorkRequests.validateUdSend(
                 new SendWorkRequest().opcode(opcode).addSge(0x1000, 8, 1).ud(handle, 5, 6), 0))
                 .isInstanceOf(VerbsException.class).hasMessageContaining(opcode + " on a UD queue pair");
         }
-        assertThatThrownBy(() -> DisniWorkRequests.validateUdSend(new SendWorkRequest().addSge(0x1000, 8, 1), 0))
+        assertThatThrownBy(() -> WorkRequests.validateUdSend(new SendWorkRequest().addSge(0x1000, 8, 1), 0))
             .isInstanceOf(VerbsException.class).hasMessageContaining("without a destination");
-        assertThatThrownBy(() -> DisniWorkRequests.validateUdSend(new SendWorkRequest()
+        assertThatThrownBy(() -> WorkRequests.validateUdSend(new SendWorkRequest()
             .flags(SendWorkRequest.INLINE).addSge(0x1000, 17, 0).ud(handle, 5, 6), 16))
             .isInstanceOf(VerbsException.class).hasMessageContaining("maxInlineData 16");
-        assertThatThrownBy(() -> DisniWorkRequests.validateUdSend(new SendWorkRequest()
+        assertThatThrownBy(() -> WorkRequests.validateUdSend(new SendWorkRequest()
             .flags(1 << 6).addSge(0x1000, 8, 0).ud(handle, 5, 6), 0))
             .isInstanceOf(VerbsException.class).hasMessageContaining("unknown send flags 0x40");
     }
@@ -239,9 +240,9 @@ class DisniWorkRequestsTest
         final IbvWC wc = new IbvWC();
         wc.setWr_id(99);
         wc.setStatus(0);
-        wc.setOpcode(DisniWorkRequests.IBV_WC_RECV_RDMA_WITH_IMM);
+        wc.setOpcode(WorkRequests.IBV_WC_RECV_RDMA_WITH_IMM);
         wc.setByte_len(512);
-        wc.setWc_flags(DisniWorkRequests.IBV_WC_WITH_IMM);
+        wc.setWc_flags(WorkRequests.IBV_WC_WITH_IMM);
         wc.setImm_data(DisniWorkRequests.toWireImmData(0xCAFE));
         wc.setQp_num(0x123);
         wc.setSrc_qp(0x456);
@@ -263,7 +264,7 @@ class DisniWorkRequestsTest
     {
         final IbvWC wc = new IbvWC();
         wc.setStatus(0);
-        wc.setOpcode(DisniWorkRequests.IBV_WC_RECV);
+        wc.setOpcode(WorkRequests.IBV_WC_RECV);
         wc.setImm_data(1234);
         wc.setWc_flags(1); // IBV_WC_GRH only
 
@@ -280,7 +281,7 @@ class DisniWorkRequestsTest
         final IbvWC wc = new IbvWC();
         // what the slot held from an earlier successful completion: DiSNI does not overwrite it for errors
         wc.setByte_len(4096);
-        wc.setWc_flags(DisniWorkRequests.IBV_WC_WITH_IMM);
+        wc.setWc_flags(WorkRequests.IBV_WC_WITH_IMM);
         wc.setImm_data(5);
         wc.setQp_num(0x999);
         // the error itself
@@ -321,16 +322,16 @@ class DisniWorkRequestsTest
     @Test
     void shouldMapCompletionOpcodesLikeDisni()
     {
-        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_SEND.getOpcode())).isEqualTo(WcOpcode.SEND);
-        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RDMA_WRITE.getOpcode())).isEqualTo(WcOpcode.RDMA_WRITE);
-        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RDMA_READ.getOpcode())).isEqualTo(WcOpcode.RDMA_READ);
-        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_COMP_SWAP.getOpcode())).isEqualTo(WcOpcode.COMP_SWAP);
-        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_FETCH_ADD.getOpcode())).isEqualTo(WcOpcode.FETCH_ADD);
-        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RECV.getOpcode())).isEqualTo(WcOpcode.RECV);
-        assertThat(DisniWorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RECV_RDMA_WITH_IMM.getOpcode()))
+        assertThat(WorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_SEND.getOpcode())).isEqualTo(WcOpcode.SEND);
+        assertThat(WorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RDMA_WRITE.getOpcode())).isEqualTo(WcOpcode.RDMA_WRITE);
+        assertThat(WorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RDMA_READ.getOpcode())).isEqualTo(WcOpcode.RDMA_READ);
+        assertThat(WorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_COMP_SWAP.getOpcode())).isEqualTo(WcOpcode.COMP_SWAP);
+        assertThat(WorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_FETCH_ADD.getOpcode())).isEqualTo(WcOpcode.FETCH_ADD);
+        assertThat(WorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RECV.getOpcode())).isEqualTo(WcOpcode.RECV);
+        assertThat(WorkRequests.wcOpcode(IbvWC.IbvWcOpcode.IBV_WC_RECV_RDMA_WITH_IMM.getOpcode()))
             .isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
-        assertThat(DisniWorkRequests.wcOpcode(130)).isEqualTo(WcOpcode.RECV);
-        assertThat(DisniWorkRequests.wcOpcode(5)).isEqualTo(WcOpcode.SEND);
+        assertThat(WorkRequests.wcOpcode(130)).isEqualTo(WcOpcode.RECV);
+        assertThat(WorkRequests.wcOpcode(5)).isEqualTo(WcOpcode.SEND);
     }
 
     @Test
@@ -342,15 +343,15 @@ class DisniWorkRequestsTest
         assertThat(Access.REMOTE_ATOMIC).isEqualTo(IbvMr.IBV_ACCESS_REMOTE_ATOMIC);
 
         final int all = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
-        assertThat(DisniWorkRequests.ibvAccess(all)).isEqualTo(all);
-        assertThat(DisniWorkRequests.ibvAccess(0)).isZero();
-        assertThat(DisniWorkRequests.ibvAccess(Access.REMOTE_READ)).isEqualTo(IbvMr.IBV_ACCESS_REMOTE_READ);
+        assertThat(WorkRequests.ibvAccess(all)).isEqualTo(all);
+        assertThat(WorkRequests.ibvAccess(0)).isZero();
+        assertThat(WorkRequests.ibvAccess(Access.REMOTE_READ)).isEqualTo(IbvMr.IBV_ACCESS_REMOTE_READ);
 
-        assertThatThrownBy(() -> DisniWorkRequests.ibvAccess(Access.REMOTE_WRITE))
+        assertThatThrownBy(() -> WorkRequests.ibvAccess(Access.REMOTE_WRITE))
             .isInstanceOf(VerbsException.class).hasMessageContaining("LOCAL_WRITE");
-        assertThatThrownBy(() -> DisniWorkRequests.ibvAccess(Access.REMOTE_ATOMIC | Access.REMOTE_READ))
+        assertThatThrownBy(() -> WorkRequests.ibvAccess(Access.REMOTE_ATOMIC | Access.REMOTE_READ))
             .isInstanceOf(VerbsException.class).hasMessageContaining("LOCAL_WRITE");
-        assertThatThrownBy(() -> DisniWorkRequests.ibvAccess(1 << 6))
+        assertThatThrownBy(() -> WorkRequests.ibvAccess(1 << 6))
             .isInstanceOf(VerbsException.class).hasMessageContaining("unknown access bits 0x40");
     }
 
@@ -358,18 +359,18 @@ class DisniWorkRequestsTest
     void shouldRefuseInlineSendsAboveTheQueuePairLimit() throws VerbsException
     {
         final SendWorkRequest small = new SendWorkRequest().flags(SendWorkRequest.INLINE).addSge(0x1000, 64, 0);
-        DisniWorkRequests.validateSend(small, 64);
+        WorkRequests.validateSend(small, 64);
 
         final SendWorkRequest large = new SendWorkRequest().flags(SendWorkRequest.INLINE)
             .addSge(0x1000, 60, 0).addSge(0x2000, 8, 0);
-        assertThatThrownBy(() -> DisniWorkRequests.validateSend(large, 64))
+        assertThatThrownBy(() -> WorkRequests.validateSend(large, 64))
             .isInstanceOf(VerbsException.class).hasMessageContaining("68 bytes").hasMessageContaining("maxInlineData 64");
-        assertThatThrownBy(() -> DisniWorkRequests.validateSend(small, 0))
+        assertThatThrownBy(() -> WorkRequests.validateSend(small, 0))
             .isInstanceOf(VerbsException.class).hasMessageContaining("maxInlineData 0");
 
         final SendWorkRequest inlineRead = new SendWorkRequest().opcode(Opcode.RDMA_READ)
             .flags(SendWorkRequest.INLINE).addSge(0x1000, 8, 0).remote(0x2000, 1);
-        assertThatThrownBy(() -> DisniWorkRequests.validateSend(inlineRead, 64))
+        assertThatThrownBy(() -> WorkRequests.validateSend(inlineRead, 64))
             .isInstanceOf(VerbsException.class).hasMessageContaining("RDMA_READ");
     }
 
@@ -389,14 +390,14 @@ class DisniWorkRequestsTest
             {
             }
         };
-        assertThatThrownBy(() -> DisniWorkRequests.validateSend(
+        assertThatThrownBy(() -> WorkRequests.validateSend(
             new SendWorkRequest().addSge(0x1000, 8, 0).ud(handle, 5, 6), 0))
             .isInstanceOf(VerbsException.class)
             .hasMessageContaining("UD destination (address handle / remote QPN) on an RC queue pair")
             .hasMessageContaining("createUdQueuePair");
-        assertThatThrownBy(() -> DisniWorkRequests.validateSend(new SendWorkRequest().addSge(0x1000, -1, 0), 0))
+        assertThatThrownBy(() -> WorkRequests.validateSend(new SendWorkRequest().addSge(0x1000, -1, 0), 0))
             .isInstanceOf(VerbsException.class).hasMessageContaining("negative length");
-        assertThatThrownBy(() -> DisniWorkRequests.validateSend(new SendWorkRequest().flags(1 << 5), 0))
+        assertThatThrownBy(() -> WorkRequests.validateSend(new SendWorkRequest().flags(1 << 5), 0))
             .isInstanceOf(VerbsException.class).hasMessageContaining("unknown send flags 0x20");
     }
 

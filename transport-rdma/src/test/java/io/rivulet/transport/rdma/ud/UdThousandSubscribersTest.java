@@ -11,6 +11,7 @@ import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
+import io.rivulet.transport.rdma.verbs.DeviceAttributes;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
@@ -167,6 +168,12 @@ class UdThousandSubscribersTest
         public String deviceName()
         {
             return delegate.deviceName();
+        }
+
+        @Override
+        public DeviceAttributes attributes()
+        {
+            return delegate.attributes();
         }
 
         @Override

@@ -1,7 +1,8 @@
-package io.rivulet.transport.rdma.disni;
+package io.rivulet.transport.rdma;
 
 import io.rivulet.ConfigurationException;
-import io.rivulet.transport.rdma.VerbsProviders;
+import io.rivulet.transport.rdma.disni.DisniVerbsProvider;
+import io.rivulet.transport.rdma.ibverbs.IbverbsProvider;
 import io.rivulet.transport.rdma.verbs.VerbsContext;
 import io.rivulet.transport.rdma.verbs.VerbsProvider;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The provider selection, which lives in {@code io.rivulet.transport.rdma} but is the disni provider's to get right. */
+/** The provider selection: by name, and {@code auto}'s order (ibverbs, disni, soft) with its one-line reason. */
 class VerbsProvidersTest
 {
     private static final String NO_DEVICE = "no RDMA device: /sys/class/infiniband is empty";
@@ -45,13 +46,50 @@ class VerbsProvidersTest
     }
 
     @Test
+    void shouldPreferIbverbsThenDisniAndNameEveryOnePassedOverInOneLine()
+    {
+        final FakeProvider ibverbs = new FakeProvider("ibverbs", VerbsProvider.Availability.no("no RDMA device"));
+        final FakeProvider disni = new FakeProvider("disni", VerbsProvider.Availability.yes("DiSNI 2.1"));
+
+        final VerbsProviders.Choice second = VerbsProviders.choose(List.of(ibverbs, disni), () ->
+        {
+            throw new AssertionError("fallback created");
+        });
+        assertThat(second.provider()).isSameAs(disni);
+        assertThat(second.message())
+            .isEqualTo("rivulet rdma: using provider disni (DiSNI 2.1); provider ibverbs unavailable (no RDMA device)");
+
+        final VerbsProviders.Choice none = VerbsProviders.choose(
+            List.of(ibverbs, new FakeProvider("disni", VerbsProvider.Availability.no("libdisni not found"))),
+            () -> new FakeProvider("soft", VerbsProvider.Availability.yes("user-space verbs")));
+        assertThat(none.provider().name()).isEqualTo("soft");
+        assertThat(none.message()).isEqualTo("rivulet rdma: provider ibverbs unavailable (no RDMA device); " +
+            "provider disni unavailable (libdisni not found); using soft").doesNotContain("\n");
+
+        final VerbsProviders.Choice first = VerbsProviders.choose(List.of(
+            new FakeProvider("ibverbs", VerbsProvider.Availability.yes("rdma-core; RDMA devices: rxe0")),
+            new FakeProvider("disni", VerbsProvider.Availability.no("never asked"))), () -> null);
+        assertThat(first.message()).isEqualTo("rivulet rdma: using provider ibverbs (rdma-core; RDMA devices: rxe0)");
+    }
+
+    @Test
+    void shouldListEveryProviderInTheOrderAutoPrefersThem()
+    {
+        assertThat(VerbsProviders.all()).extracting(VerbsProvider::name).containsExactly("ibverbs", "disni", "soft");
+        assertThat(VerbsProviders.describe().lines()).hasSize(3)
+            .anySatisfy(line -> assertThat(line).startsWith("ibverbs: "))
+            .anySatisfy(line -> assertThat(line).startsWith("soft: available - "));
+    }
+
+    @Test
     void shouldCreateProvidersByName()
     {
+        assertThat(VerbsProviders.byName("ibverbs")).isInstanceOf(IbverbsProvider.class);
         assertThat(VerbsProviders.byName("disni")).isInstanceOf(DisniVerbsProvider.class);
         assertThat(VerbsProviders.byName(" DISNI ")).isInstanceOf(DisniVerbsProvider.class);
         assertThatThrownBy(() -> VerbsProviders.byName("verbs"))
             .isInstanceOf(ConfigurationException.class)
-            .hasMessage("unknown RDMA verbs provider 'verbs': expected soft, disni or auto");
+            .hasMessage("unknown RDMA verbs provider 'verbs': expected ibverbs, disni, soft or auto");
         assertThatThrownBy(() -> VerbsProviders.byName(null)).isInstanceOf(ConfigurationException.class);
     }
 
@@ -59,7 +97,8 @@ class VerbsProvidersTest
     void shouldPickSoftAutomaticallyOnAHostWithoutRdma()
     {
         assumeTrue(softPresent(), "the soft provider is not built yet");
-        assumeTrue(!new DisniVerbsProvider().availability().available(), "this host has RDMA");
+        assumeTrue(!new IbverbsProvider().availability().available(), "this host has an RDMA device");
+        assumeTrue(!new DisniVerbsProvider().availability().available(), "this host has DiSNI and RDMA");
 
         assertThat(VerbsProviders.auto().name()).isEqualTo("soft");
         assertThat(VerbsProviders.byName("soft").name()).isEqualTo("soft");

@@ -1,11 +1,11 @@
-package io.rivulet.transport.rdma.disni;
+package io.rivulet.transport.rdma.jni;
 
 import io.rivulet.transport.rdma.verbs.VerbsException;
 
 import java.net.Inet4Address;
 
 /**
- * A port address as the disni provider writes it into {@link io.rivulet.transport.rdma.verbs.UdAddress#gid()}:
+ * A port address as the hardware providers write it into {@link io.rivulet.transport.rdma.verbs.UdAddress#gid()}:
  * the 128-bit GID in eight groups of four hex digits, then {@code /} and the port's LID (0 on RoCE and
  * iWARP, where the GID alone routes), e.g. {@code fe80:0000:0000:0000:0202:c9ff:fe00:0001/3}.
  *
@@ -16,12 +16,12 @@ import java.net.Inet4Address;
  * @param low  its last eight bytes.
  * @param lid  the 16-bit local identifier, 0 when unused.
  */
-record DisniGid(long high, long low, int lid)
+public record Gid(long high, long low, int lid)
 {
     private static final int GROUPS = 8;
     private static final int MAX_TEXT = 64;
 
-    DisniGid
+    public Gid
     {
         if (lid < 0 || lid > 0xffff)
         {
@@ -30,28 +30,28 @@ record DisniGid(long high, long low, int lid)
     }
 
     /** @return true for a multicast GID (first byte 0xff). */
-    boolean isMulticast()
+    public boolean isMulticast()
     {
         return (high >>> 56) == 0xff;
     }
 
     /** @return true when the GID is all zero (LID routing only). */
-    boolean isZero()
+    public boolean isZero()
     {
         return high == 0 && low == 0;
     }
 
     /** @return the GID of an IPv4 address on RoCE: {@code ::ffff:a.b.c.d}. */
-    static DisniGid ipv4Mapped(final Inet4Address address)
+    public static Gid ipv4Mapped(final Inet4Address address)
     {
         final byte[] bytes = address.getAddress();
         final long ip = ((bytes[0] & 0xffL) << 24) | ((bytes[1] & 0xffL) << 16) | ((bytes[2] & 0xffL) << 8) |
             (bytes[3] & 0xffL);
-        return new DisniGid(0, 0xffffL << 32 | ip, 0);
+        return new Gid(0, 0xffffL << 32 | ip, 0);
     }
 
     /** @return the text {@link #parse} reads back. */
-    String format()
+    public String format()
     {
         final StringBuilder text = new StringBuilder(46);
         for (int group = 0; group < GROUPS; group++)
@@ -72,7 +72,7 @@ record DisniGid(long high, long low, int lid)
      * @param text {@code <8 groups of 1-4 hex digits>[/<lid>]}.
      * @throws VerbsException naming what is malformed.
      */
-    static DisniGid parse(final String text) throws VerbsException
+    public static Gid parse(final String text) throws VerbsException
     {
         if (null == text || text.isEmpty() || text.length() > MAX_TEXT)
         {
@@ -118,13 +118,13 @@ record DisniGid(long high, long low, int lid)
                 low = low << 16 | value;
             }
         }
-        return new DisniGid(high, low, lid);
+        return new Gid(high, low, lid);
     }
 
     private static VerbsException malformed(final String text, final String why)
     {
         final String shown = null == text ? "null" : text.length() > MAX_TEXT ? text.substring(0, MAX_TEXT) + "..." : text;
-        return new VerbsException("malformed disni UD address gid '" + shown + "': " + why +
+        return new VerbsException("malformed UD address gid '" + shown + "': " + why +
             " (e.g. fe80:0000:0000:0000:0202:c9ff:fe00:0001/3)");
     }
 }

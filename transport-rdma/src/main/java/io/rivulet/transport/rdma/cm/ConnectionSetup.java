@@ -1,6 +1,5 @@
-package io.rivulet.transport.rdma.disni;
+package io.rivulet.transport.rdma.cm;
 
-import com.ibm.disni.verbs.RdmaCmEvent.EventType;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -23,9 +22,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Failures are sticky: every later {@link #poll} throws again. Not thread-safe.
  */
-final class ConnectionSetup
+public final class ConnectionSetup
 {
-    enum Phase
+    public enum Phase
     {
         RESOLVING_ADDRESS("resolving the address (no ADDR_RESOLVED)"),
         RESOLVING_ROUTE("resolving the route (no ROUTE_RESOLVED)"),
@@ -45,7 +44,7 @@ final class ConnectionSetup
     }
 
     /** The CM calls the machine asks for; each may throw, which fails the set-up. */
-    interface Actions
+    public interface Actions
     {
         void resolveRoute() throws IOException;
 
@@ -84,42 +83,42 @@ final class ConnectionSetup
     }
 
     /** For {@code rdma_resolve_addr} just issued. */
-    static ConnectionSetup active(
+    public static ConnectionSetup active(
         final InetSocketAddress remote, final long startNs, final long timeoutNs, final Actions actions)
     {
         return new ConnectionSetup(Phase.RESOLVING_ADDRESS, remote, startNs, timeoutNs, actions);
     }
 
     /** For a connection request whose queue pair exists; accepts on the first poll. */
-    static ConnectionSetup passive(
+    public static ConnectionSetup passive(
         final InetSocketAddress remote, final long startNs, final long timeoutNs, final Actions actions)
     {
         return new ConnectionSetup(Phase.ACCEPT_PENDING, remote, startNs, timeoutNs, actions);
     }
 
-    Phase phase()
+    public Phase phase()
     {
         return phase;
     }
 
     /** @return true once the peer (or the device) ended an established connection. */
-    boolean isDisconnected()
+    public boolean isDisconnected()
     {
         return phase == Phase.DISCONNECTED;
     }
 
     /** @return true when {@code rdma_disconnect} is due at close: a connect or accept was issued. */
-    boolean needsDisconnect()
+    public boolean needsDisconnect()
     {
         final Phase p = phase == Phase.FAILED ? failedIn : phase;
         return p == Phase.CONNECTING || p == Phase.ACCEPTING || p == Phase.ESTABLISHED || p == Phase.DISCONNECTED;
     }
 
-    void onEvent(final EventType type)
+    public void onEvent(final CmEventType type)
     {
         switch (type)
         {
-            case RDMA_CM_EVENT_ADDR_RESOLVED:
+            case ADDR_RESOLVED:
                 if (phase == Phase.RESOLVING_ADDRESS)
                 {
                     phase = Phase.RESOLVING_ROUTE;
@@ -134,7 +133,7 @@ final class ConnectionSetup
                 }
                 break;
 
-            case RDMA_CM_EVENT_ROUTE_RESOLVED:
+            case ROUTE_RESOLVED:
                 if (phase == Phase.RESOLVING_ROUTE)
                 {
                     phase = Phase.CONNECTING;
@@ -149,7 +148,7 @@ final class ConnectionSetup
                 }
                 break;
 
-            case RDMA_CM_EVENT_ESTABLISHED:
+            case ESTABLISHED:
                 if (phase == Phase.CONNECTING || phase == Phase.ACCEPTING)
                 {
                     phase = Phase.ESTABLISHED;
@@ -157,34 +156,34 @@ final class ConnectionSetup
                 }
                 break;
 
-            case RDMA_CM_EVENT_ADDR_ERROR:
+            case ADDR_ERROR:
                 failBeforeEstablished("RDMA address resolution of " + remote + " failed (ADDR_ERROR): no local " +
                     "RDMA device has a route to it");
                 break;
 
-            case RDMA_CM_EVENT_ROUTE_ERROR:
+            case ROUTE_ERROR:
                 failBeforeEstablished("RDMA route resolution to " + remote + " failed (ROUTE_ERROR)");
                 break;
 
-            case RDMA_CM_EVENT_UNREACHABLE:
+            case UNREACHABLE:
                 failBeforeEstablished("RDMA peer " + remote + " unreachable (UNREACHABLE): no reply to the " +
                     "connection handshake");
                 break;
 
-            case RDMA_CM_EVENT_REJECTED:
+            case REJECTED:
                 failBeforeEstablished("RDMA connection to " + remote + " rejected (REJECTED): no listener on that " +
                     "port, or the listener rejected it");
                 break;
 
-            case RDMA_CM_EVENT_CONNECT_ERROR:
+            case CONNECT_ERROR:
                 failBeforeEstablished("RDMA connection with " + remote + " failed (CONNECT_ERROR)");
                 break;
 
-            case RDMA_CM_EVENT_DISCONNECTED:
+            case DISCONNECTED:
                 failBeforeEstablished("RDMA connection with " + remote + " disconnected before it was established");
                 break;
 
-            case RDMA_CM_EVENT_DEVICE_REMOVAL:
+            case DEVICE_REMOVAL:
                 failBeforeEstablished("RDMA device removed while connecting to " + remote);
                 break;
 
@@ -201,7 +200,7 @@ final class ConnectionSetup
      * @return true once established (also after a later disconnect), false while setting up.
      * @throws IOException when the set-up failed or timed out; again on every later call.
      */
-    boolean poll(final long nowNs) throws IOException
+    public boolean poll(final long nowNs) throws IOException
     {
         if (phase == Phase.ACCEPT_PENDING)
         {

@@ -1,4 +1,4 @@
-package io.rivulet.transport.rdma.disni;
+package io.rivulet.transport.rdma;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

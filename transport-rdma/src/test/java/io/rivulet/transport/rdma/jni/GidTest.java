@@ -1,4 +1,4 @@
-package io.rivulet.transport.rdma.disni;
+package io.rivulet.transport.rdma.jni;
 
 import io.rivulet.transport.rdma.verbs.VerbsException;
 import org.junit.jupiter.api.Test;
@@ -10,24 +10,24 @@ import java.net.UnknownHostException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class DisniGidTest
+class GidTest
 {
     @Test
     void shouldFormatEightGroupsAndTheLidAndParseThemBack() throws VerbsException
     {
-        final DisniGid gid = new DisniGid(0xfe80_0000_0000_0000L, 0x0202_c9ff_fe00_0001L, 3);
+        final Gid gid = new Gid(0xfe80_0000_0000_0000L, 0x0202_c9ff_fe00_0001L, 3);
         assertThat(gid.format()).isEqualTo("fe80:0000:0000:0000:0202:c9ff:fe00:0001/3");
-        assertThat(DisniGid.parse(gid.format())).isEqualTo(gid);
-        assertThat(DisniGid.parse("FE80:0:0:0:202:C9FF:FE00:1/3")).isEqualTo(gid);
-        assertThat(DisniGid.parse("fe80:0:0:0:202:c9ff:fe00:1")).isEqualTo(new DisniGid(gid.high(), gid.low(), 0));
-        final DisniGid allOnes = new DisniGid(-1, -1, 0xffff);
-        assertThat(DisniGid.parse(allOnes.format())).isEqualTo(allOnes);
+        assertThat(Gid.parse(gid.format())).isEqualTo(gid);
+        assertThat(Gid.parse("FE80:0:0:0:202:C9FF:FE00:1/3")).isEqualTo(gid);
+        assertThat(Gid.parse("fe80:0:0:0:202:c9ff:fe00:1")).isEqualTo(new Gid(gid.high(), gid.low(), 0));
+        final Gid allOnes = new Gid(-1, -1, 0xffff);
+        assertThat(Gid.parse(allOnes.format())).isEqualTo(allOnes);
     }
 
     @Test
     void shouldMapAnIpv4AddressAsRoceDoes() throws UnknownHostException
     {
-        final DisniGid gid = DisniGid.ipv4Mapped((Inet4Address)InetAddress.getByName("192.168.1.20"));
+        final Gid gid = Gid.ipv4Mapped((Inet4Address)InetAddress.getByName("192.168.1.20"));
         assertThat(gid.format()).isEqualTo("0000:0000:0000:0000:0000:ffff:c0a8:0114/0");
         assertThat(gid.isMulticast()).isFalse();
         assertThat(gid.isZero()).isFalse();
@@ -36,9 +36,9 @@ class DisniGidTest
     @Test
     void shouldTellMulticastAndZeroGids() throws VerbsException
     {
-        assertThat(DisniGid.parse("ff12:401b:ffff:0:0:0:ffff:ffff/49152").isMulticast()).isTrue();
-        assertThat(DisniGid.parse("fe80:0:0:0:0:0:0:1").isMulticast()).isFalse();
-        assertThat(DisniGid.parse("0:0:0:0:0:0:0:0/5").isZero()).isTrue();
+        assertThat(Gid.parse("ff12:401b:ffff:0:0:0:ffff:ffff/49152").isMulticast()).isTrue();
+        assertThat(Gid.parse("fe80:0:0:0:0:0:0:1").isMulticast()).isFalse();
+        assertThat(Gid.parse("0:0:0:0:0:0:0:0/5").isZero()).isTrue();
     }
 
     @Test
@@ -62,15 +62,15 @@ class DisniGidTest
     @Test
     void shouldKeepTheLidInRange()
     {
-        assertThatThrownBy(() -> new DisniGid(0, 0, 0x10000)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new DisniGid(0, 0, -1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Gid(0, 0, 0x10000)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Gid(0, 0, -1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     private static void assertMalformed(final String text, final String why)
     {
-        assertThatThrownBy(() -> DisniGid.parse(text))
+        assertThatThrownBy(() -> Gid.parse(text))
             .isInstanceOf(VerbsException.class)
-            .hasMessageStartingWith("malformed disni UD address gid")
+            .hasMessageStartingWith("malformed UD address gid")
             .hasMessageContaining(why);
     }
 }

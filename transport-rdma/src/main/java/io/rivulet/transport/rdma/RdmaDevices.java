@@ -1,6 +1,10 @@
-package io.rivulet.transport.rdma.disni;
+package io.rivulet.transport.rdma;
 
 import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -12,12 +16,12 @@ import java.util.Optional;
 
 /**
  * The RDMA devices the kernel knows, from sysfs ({@code /sys/class/infiniband}), and which device
- * serves a network interface. DiSNI has no device list ({@code ibv_get_device_list} is not exposed),
- * so this is how the provider names devices and tells "no device" apart from other failures.
+ * serves a network interface: how providers name devices without a native library (DiSNI has no device list),
+ * and how the transport finds this host's address on the RDMA fabric ({@link #rdmaInterfaceAddress()}).
  *
  * <p>Stateless apart from its roots; thread-safe.
  */
-final class RdmaDevices
+public final class RdmaDevices
 {
     static final Path SYS_CLASS_INFINIBAND = Path.of("/sys/class/infiniband");
     static final Path SYS_CLASS_NET = Path.of("/sys/class/net");
@@ -25,7 +29,7 @@ final class RdmaDevices
     private final Path infiniband;
     private final Path net;
 
-    RdmaDevices()
+    public RdmaDevices()
     {
         this(SYS_CLASS_INFINIBAND, SYS_CLASS_NET);
     }
@@ -34,25 +38,25 @@ final class RdmaDevices
      * @param infiniband the {@code /sys/class/infiniband} directory (another root in tests).
      * @param net        the {@code /sys/class/net} directory.
      */
-    RdmaDevices(final Path infiniband, final Path net)
+    public RdmaDevices(final Path infiniband, final Path net)
     {
         this.infiniband = infiniband;
         this.net = net;
     }
 
-    Path infinibandDirectory()
+    public Path infinibandDirectory()
     {
         return infiniband;
     }
 
     /** @return true when the RDMA class directory exists (an RDMA core driver is loaded). */
-    boolean classPresent()
+    public boolean classPresent()
     {
         return Files.isDirectory(infiniband);
     }
 
     /** @return the device names ({@code mlx5_0}, {@code rxe0}, {@code siw0}), sorted; empty when none. */
-    List<String> names()
+    public List<String> names()
     {
         return entries(infiniband);
     }
@@ -62,7 +66,7 @@ final class RdmaDevices
      * @return the RDMA device behind it: its PCI function's device (RoCE, IPoIB), or a software
      *         device whose parent it is (rxe, siw), or one with a GID on it.
      */
-    Optional<String> deviceFor(final String interfaceName)
+    public Optional<String> deviceFor(final String interfaceName)
     {
         if (null == interfaceName || interfaceName.isEmpty() || interfaceName.contains("/"))
         {
@@ -95,6 +99,43 @@ final class RdmaDevices
                     }
                 }
             }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The address to open a hardware provider on when none is configured: the first IPv4 address of an interface
+     * that is up and has an RDMA device behind it, unlike "the first non-loopback address", which on a host with a
+     * management NIC picks the wrong interface.
+     *
+     * @return the address, or empty when no interface has an RDMA device.
+     */
+    public Optional<InetAddress> rdmaInterfaceAddress()
+    {
+        if (names().isEmpty())
+        {
+            return Optional.empty();
+        }
+        try
+        {
+            for (final NetworkInterface networkInterface : Collections.list(NetworkInterface.getNetworkInterfaces()))
+            {
+                if (networkInterface.isUp() && !networkInterface.isLoopback() &&
+                    deviceFor(networkInterface.getName()).isPresent())
+                {
+                    for (final InetAddress address : Collections.list(networkInterface.getInetAddresses()))
+                    {
+                        if (address instanceof Inet4Address)
+                        {
+                            return Optional.of(address);
+                        }
+                    }
+                }
+            }
+        }
+        catch (final SocketException | RuntimeException ex)
+        {
+            return Optional.empty();
         }
         return Optional.empty();
     }

@@ -1,6 +1,5 @@
-package io.rivulet.transport.rdma.disni;
+package io.rivulet.transport.rdma.cm;
 
-import com.ibm.disni.verbs.RdmaCmEvent.EventType;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -27,14 +26,14 @@ class ConnectionSetupTest
         assertThat(setup.poll(nowNs)).isFalse();
         assertThat(actions.calls).isEmpty();
 
-        setup.onEvent(EventType.RDMA_CM_EVENT_ADDR_RESOLVED);
+        setup.onEvent(CmEventType.ADDR_RESOLVED);
         assertThat(actions.calls).containsExactly("resolveRoute");
-        setup.onEvent(EventType.RDMA_CM_EVENT_ROUTE_RESOLVED);
+        setup.onEvent(CmEventType.ROUTE_RESOLVED);
         assertThat(actions.calls).containsExactly("resolveRoute", "connect");
         assertThat(setup.poll(nowNs)).isFalse();
         assertThat(setup.needsDisconnect()).isTrue();
 
-        setup.onEvent(EventType.RDMA_CM_EVENT_ESTABLISHED);
+        setup.onEvent(CmEventType.ESTABLISHED);
         assertThat(setup.poll(nowNs)).isTrue();
         assertThat(actions.calls).containsExactly("resolveRoute", "connect", "established");
         assertThat(setup.poll(nowNs + 10 * TIMEOUT_NS)).as("no deadline once established").isTrue();
@@ -44,9 +43,9 @@ class ConnectionSetupTest
     void shouldIgnoreEventsOutOfOrder() throws IOException
     {
         final ConnectionSetup setup = ConnectionSetup.active(PEER, nowNs, TIMEOUT_NS, actions);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ROUTE_RESOLVED);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ESTABLISHED);
-        setup.onEvent(EventType.RDMA_CM_EVENT_TIMEWAIT_EXIT);
+        setup.onEvent(CmEventType.ROUTE_RESOLVED);
+        setup.onEvent(CmEventType.ESTABLISHED);
+        setup.onEvent(CmEventType.TIMEWAIT_EXIT);
 
         assertThat(actions.calls).isEmpty();
         assertThat(setup.poll(nowNs)).isFalse();
@@ -56,23 +55,23 @@ class ConnectionSetupTest
     @Test
     void shouldFailWithTheAddressOnEveryKindOfSetUpError()
     {
-        assertFailure(EventType.RDMA_CM_EVENT_REJECTED, "rejected (REJECTED)");
-        assertFailure(EventType.RDMA_CM_EVENT_UNREACHABLE, "unreachable (UNREACHABLE)");
-        assertFailure(EventType.RDMA_CM_EVENT_ADDR_ERROR, "address resolution of /10.0.0.2:7070 failed (ADDR_ERROR)");
-        assertFailure(EventType.RDMA_CM_EVENT_ROUTE_ERROR, "route resolution to /10.0.0.2:7070 failed (ROUTE_ERROR)");
-        assertFailure(EventType.RDMA_CM_EVENT_CONNECT_ERROR, "(CONNECT_ERROR)");
-        assertFailure(EventType.RDMA_CM_EVENT_DISCONNECTED, "disconnected before it was established");
-        assertFailure(EventType.RDMA_CM_EVENT_DEVICE_REMOVAL, "device removed");
+        assertFailure(CmEventType.REJECTED, "rejected (REJECTED)");
+        assertFailure(CmEventType.UNREACHABLE, "unreachable (UNREACHABLE)");
+        assertFailure(CmEventType.ADDR_ERROR, "address resolution of /10.0.0.2:7070 failed (ADDR_ERROR)");
+        assertFailure(CmEventType.ROUTE_ERROR, "route resolution to /10.0.0.2:7070 failed (ROUTE_ERROR)");
+        assertFailure(CmEventType.CONNECT_ERROR, "(CONNECT_ERROR)");
+        assertFailure(CmEventType.DISCONNECTED, "disconnected before it was established");
+        assertFailure(CmEventType.DEVICE_REMOVAL, "device removed");
     }
 
     @Test
     void shouldKeepFailingAfterAFailure() throws IOException
     {
         final ConnectionSetup setup = ConnectionSetup.active(PEER, nowNs, TIMEOUT_NS, actions);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ADDR_RESOLVED);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ROUTE_RESOLVED);
-        setup.onEvent(EventType.RDMA_CM_EVENT_REJECTED);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ESTABLISHED);
+        setup.onEvent(CmEventType.ADDR_RESOLVED);
+        setup.onEvent(CmEventType.ROUTE_RESOLVED);
+        setup.onEvent(CmEventType.REJECTED);
+        setup.onEvent(CmEventType.ESTABLISHED);
 
         assertThatThrownBy(() -> setup.poll(nowNs)).hasMessageContaining("REJECTED");
         assertThatThrownBy(() -> setup.poll(nowNs)).hasMessageContaining("REJECTED");
@@ -84,7 +83,7 @@ class ConnectionSetupTest
     void shouldTimeOutNamingThePeerAndWhatItWasWaitingFor() throws IOException
     {
         final ConnectionSetup setup = ConnectionSetup.active(PEER, nowNs, TIMEOUT_NS, actions);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ADDR_RESOLVED);
+        setup.onEvent(CmEventType.ADDR_RESOLVED);
         assertThat(setup.poll(nowNs + TIMEOUT_NS - 1)).isFalse();
 
         assertThatThrownBy(() -> setup.poll(nowNs + TIMEOUT_NS))
@@ -101,8 +100,8 @@ class ConnectionSetupTest
     {
         actions.failConnect = true;
         final ConnectionSetup setup = ConnectionSetup.active(PEER, nowNs, TIMEOUT_NS, actions);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ADDR_RESOLVED);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ROUTE_RESOLVED);
+        setup.onEvent(CmEventType.ADDR_RESOLVED);
+        setup.onEvent(CmEventType.ROUTE_RESOLVED);
 
         assertThatThrownBy(() -> setup.poll(nowNs))
             .hasMessageContaining("RDMA connect to /10.0.0.2:7070 failed: j2c::connect: rdma_connect failed")
@@ -120,7 +119,7 @@ class ConnectionSetupTest
         assertThat(setup.poll(nowNs)).isFalse();
         assertThat(actions.calls).containsExactly("accept");
 
-        setup.onEvent(EventType.RDMA_CM_EVENT_ESTABLISHED);
+        setup.onEvent(CmEventType.ESTABLISHED);
         assertThat(setup.poll(nowNs)).isTrue();
         assertThat(setup.isDisconnected()).isFalse();
     }
@@ -130,8 +129,8 @@ class ConnectionSetupTest
     {
         final ConnectionSetup setup = ConnectionSetup.passive(PEER, nowNs, TIMEOUT_NS, actions);
         setup.poll(nowNs);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ESTABLISHED);
-        setup.onEvent(EventType.RDMA_CM_EVENT_DISCONNECTED);
+        setup.onEvent(CmEventType.ESTABLISHED);
+        setup.onEvent(CmEventType.DISCONNECTED);
 
         assertThat(setup.isDisconnected()).isTrue();
         assertThat(setup.poll(nowNs)).as("the queue pair stays reachable for draining").isTrue();
@@ -151,11 +150,11 @@ class ConnectionSetupTest
         }).hasMessageContaining("waiting for the peer to confirm");
     }
 
-    private void assertFailure(final EventType event, final String expected)
+    private void assertFailure(final CmEventType event, final String expected)
     {
         final RecordingActions local = new RecordingActions();
         final ConnectionSetup setup = ConnectionSetup.active(PEER, nowNs, TIMEOUT_NS, local);
-        setup.onEvent(EventType.RDMA_CM_EVENT_ADDR_RESOLVED);
+        setup.onEvent(CmEventType.ADDR_RESOLVED);
         setup.onEvent(event);
 
         assertThatThrownBy(() -> setup.poll(nowNs))

@@ -1,0 +1,143 @@
+package io.rivulet.transport.rdma.ibverbs;
+
+import io.rivulet.transport.rdma.VerbsHardwareSuite;
+import io.rivulet.transport.rdma.verbs.AddressHandle;
+import io.rivulet.transport.rdma.verbs.Opcode;
+import io.rivulet.transport.rdma.verbs.QpState;
+import io.rivulet.transport.rdma.verbs.QueuePair;
+import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
+import io.rivulet.transport.rdma.verbs.SendWorkRequest;
+import io.rivulet.transport.rdma.verbs.VerbsProvider;
+import io.rivulet.transport.rdma.verbs.WcOpcode;
+import io.rivulet.transport.rdma.verbs.WcStatus;
+import io.rivulet.transport.rdma.verbs.WorkCompletion;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The verbs SPI on a real device through rdma-core and librivulet-verbs, and what only this provider does: chains
+ * of work requests posted with one call, error completions that keep the device's detail, a UD queue pair brought
+ * back from ERROR, READs and atomics agreed at set-up.
+ */
+@Tag("rdma-hardware")
+class IbverbsHardwareTest extends VerbsHardwareSuite
+{
+    @Override
+    protected VerbsProvider provider()
+    {
+        return new IbverbsProvider();
+    }
+
+    @Override
+    protected int depth()
+    {
+        return 256;
+    }
+
+    @Test
+    void shouldPostChainsOfSendsAndReceivesLongerThanOneNativeCall() throws IOException
+    {
+        final Connected pair = connect(0);
+        final int count = 100; // two chains: 64 and 36
+        final ReceiveWorkRequest[] receives = new ReceiveWorkRequest[count];
+        final SendWorkRequest[] sends = new SendWorkRequest[count];
+        for (int i = 0; i < count; i++)
+        {
+            receives[i] = new ReceiveWorkRequest().set(1000 + i, server.recvRegion.address() + 64L * i, 64,
+                server.recvRegion.lkey());
+            client.sendRegion.buffer().putInt(16 * i, i);
+            sends[i] = new SendWorkRequest().wrId(i).opcode(Opcode.SEND).flags(i == count - 1 ? SendWorkRequest.SIGNALED : 0)
+                .addSge(client.sendRegion.address() + 16L * i, 16, client.sendRegion.lkey());
+        }
+        pair.serverQp().postReceive(receives, count);
+        pair.clientQp().postSend(sends, count);
+
+        // one signalled send covers the unsignalled ones before it: RC completes in order
+        final WorkCompletion last = await(client.sendCq);
+        assertThat(last.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(last.wrId()).isEqualTo(count - 1);
+        for (int i = 0; i < count; i++)
+        {
+            final WorkCompletion received = await(server.recvCq);
+            assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(received.wrId()).as("receives complete in posting order").isEqualTo(1000 + i);
+            assertThat(received.byteLength()).isEqualTo(16);
+            assertThat(server.recvRegion.buffer().getInt(64 * i)).isEqualTo(i);
+        }
+    }
+
+    @Test
+    void shouldReportOnlyWhatIbverbsDefinesInAnErrorCompletion() throws IOException
+    {
+        final Connected pair = connect(0);
+        pair.clientQp().postSend(new SendWorkRequest().wrId(77).opcode(Opcode.RDMA_READ).flags(SendWorkRequest.SIGNALED)
+            .addSge(client.recvRegion.address(), 8, client.recvRegion.lkey())
+            .remote(server.remoteRegion.address(), server.remoteRegion.rkey() + 1));
+
+        final WorkCompletion failed = await(client.sendCq);
+        assertThat(failed.wrId()).isEqualTo(77);
+        assertThat(failed.status()).isNotEqualTo(WcStatus.SUCCESS);
+        assertThat(failed.opcode()).as("undefined in an error completion").isEqualTo(WcOpcode.UNKNOWN);
+        assertThat(failed.qpNumber()).isEqualTo(pair.clientQp().qpNumber());
+        assertThat(failed.byteLength()).isZero();
+        assertThat(pair.clientQp().state()).isEqualTo(QpState.ERROR);
+    }
+
+    @Test
+    void shouldBringAUdQueuePairBackFromErrorWithItsNumber() throws IOException
+    {
+        final QueuePair receiver = server.context.createUdQueuePair(server.config(0, QKEY));
+        resources.add(receiver);
+        final QueuePair sender = client.context.createUdQueuePair(client.config(0, QKEY));
+        resources.add(sender);
+        final AddressHandle route = client.context.createAddressHandle(client.pd, receiver.udAddress());
+        resources.add(route);
+        final int number = receiver.qpNumber();
+
+        // a receive too small for the datagram fails (mlx5 reports LOCAL_LENGTH_ERROR, rxe LOCAL_QP_OPERATION_ERROR),
+        // and the queue pair goes to ERROR
+        receiver.postReceive(new ReceiveWorkRequest().set(1, server.recvRegion.address(), GRH + 4,
+            server.recvRegion.lkey()));
+        send(sender, route, receiver, 64);
+        final WorkCompletion tooSmall = await(server.recvCq);
+        assertThat(tooSmall.wrId()).isEqualTo(1);
+        assertThat(tooSmall.status()).isIn(WcStatus.LOCAL_LENGTH_ERROR, WcStatus.LOCAL_QP_OPERATION_ERROR);
+        assertThat(receiver.state()).isEqualTo(QpState.ERROR);
+
+        receiver.recover();
+        assertThat(receiver.state()).isEqualTo(QpState.RTS);
+        assertThat(receiver.qpNumber()).isEqualTo(number);
+        receiver.postReceive(new ReceiveWorkRequest().set(2, server.recvRegion.address(), 4096 + GRH,
+            server.recvRegion.lkey()));
+        send(sender, route, receiver, 64);
+        final WorkCompletion received = await(server.recvCq);
+        assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(received.wrId()).isEqualTo(2);
+        assertThat(received.byteLength()).isEqualTo(GRH + 64);
+    }
+
+    @Test
+    void shouldAgreeOnReadsInFlightAtSetUp() throws IOException
+    {
+        final Connected pair = connect(0);
+        final int depth = ((IbverbsConnection)pair.clientConnection()).initiatorDepth();
+        assertThat(depth).isPositive()
+            .isLessThanOrEqualTo(client.context.attributes().maxInitiatorReads())
+            .isLessThanOrEqualTo(server.context.attributes().maxResponderReads());
+        assertThat(((IbverbsConnection)pair.serverConnection()).initiatorDepth())
+            .isLessThanOrEqualTo(client.context.attributes().maxResponderReads());
+    }
+
+    private void send(final QueuePair sender, final AddressHandle route, final QueuePair receiver, final int length)
+        throws IOException
+    {
+        sender.postSend(new SendWorkRequest().wrId(length).opcode(Opcode.SEND).flags(SendWorkRequest.SIGNALED)
+            .addSge(client.sendRegion.address(), length, client.sendRegion.lkey())
+            .ud(route, receiver.qpNumber(), QKEY));
+        assertThat(await(client.sendCq).status()).isEqualTo(WcStatus.SUCCESS);
+    }
+}

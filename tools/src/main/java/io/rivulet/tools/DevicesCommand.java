@@ -56,8 +56,9 @@ final class DevicesCommand implements Callable<Integer>
                 " - " + availability.reason());
             available += availability.available() ? 1 : 0;
         }
-        out.println("auto picks: " + VerbsProviders.choose(VerbsProviders.all().get(0),
-            () -> VerbsProviders.all().get(1)).provider().name());
+        // the reasons are on the lines above; auto takes the first available of ibverbs, disni, soft
+        out.println("auto picks: " + VerbsProviders.chooseAuto().provider().name() + " (the first available of " +
+            String.join(", ", VerbsProviders.IBVERBS, VerbsProviders.DISNI, VerbsProviders.SOFT) + ")");
         out.flush();
         return available > 0 ? 0 : 1;
     }

@@ -21,8 +21,10 @@ class DevicesCommandTest
         assertThat(run.exitCode()).isZero();
         assertThat(run.out())
             .contains("RDMA devices: none (" + sysfs.resolve("infiniband") + " does not exist)")
+            .containsPattern("(?m)^  ibverbs: (available|unavailable) - .+$")
             .containsPattern("(?m)^  disni: (available|unavailable) - .+$")
-            .containsPattern("(?m)^  soft: available - .+$");
+            .containsPattern("(?m)^  soft: available - .+$")
+            .containsPattern("(?m)^auto picks: (ibverbs|disni|soft) \\(the first available of ibverbs, disni, soft\\)$");
     }
 
     @Test

@@ -33,7 +33,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   {@link MemoryPool#allocate(int)} carves buffers from (1 MiB);</li>
  *   <li>{@value #LOCAL_ADDRESS_PROPERTY}: an address of this host on the RDMA fabric, which selects the
  *   device to open (by default loopback for the soft provider, else the first IPv4 address of an
- *   interface with an RDMA device, else of any interface that is up).</li>
+ *   interface with an RDMA device, else of any interface that is up); {@link #localAddress(InetAddress)} sets it
+ *   in code.</li>
  * </ul>
  *
  * <p>Thread-safe: configure before use; each {@link #open(TransportSettings)} creates an independent
@@ -68,6 +69,7 @@ public final class RdmaTransport implements Transport
     private volatile int maxLinks = Integer.getInteger(MAX_LINKS_PROPERTY, DEFAULT_MAX_LINKS);
     private volatile int linksPerSlab = Integer.getInteger(LINKS_PER_SLAB_PROPERTY, DEFAULT_LINKS_PER_SLAB);
     private volatile int userRegionLength = Integer.getInteger(USER_REGION_LENGTH_PROPERTY, DEFAULT_USER_REGION_LENGTH);
+    private volatile InetAddress localAddress;
 
     /**
      * Public for {@link java.util.ServiceLoader}: the provider comes from {@value #PROVIDER_PROPERTY}
@@ -156,6 +158,23 @@ public final class RdmaTransport implements Transport
     }
 
     /**
+     * @param localAddress an address of this host on the RDMA fabric, which selects the device every driver opens;
+     *                     null to take {@value #LOCAL_ADDRESS_PROPERTY} or the default.
+     * @return this.
+     */
+    public RdmaTransport localAddress(final InetAddress localAddress)
+    {
+        this.localAddress = localAddress;
+        return this;
+    }
+
+    /** @return the configured local address, or null when the property or the default decides. */
+    public InetAddress localAddress()
+    {
+        return localAddress;
+    }
+
+    /**
      * {@inheritDoc}
      *
      * @throws IOException when the provider is unavailable (the message says what is missing) or the
@@ -166,7 +185,7 @@ public final class RdmaTransport implements Transport
     {
         Objects.requireNonNull(settings, "settings");
         final VerbsProvider chosen = chooseProvider();
-        final VerbsContext context = openContext(chosen);
+        final VerbsContext context = openContext(chosen, localAddress);
         try
         {
             final RdmaTransportDriver driver = new RdmaTransportDriver(
@@ -251,12 +270,17 @@ public final class RdmaTransport implements Transport
         return provider;
     }
 
-    private static VerbsContext openContext(final VerbsProvider provider) throws IOException
+    private static VerbsContext openContext(final VerbsProvider provider, final InetAddress configured)
+        throws IOException
     {
         final String property = System.getProperty(LOCAL_ADDRESS_PROPERTY);
-        final boolean given = null != property && !property.isBlank();
+        final boolean given = null != configured || (null != property && !property.isBlank());
         final InetAddress address;
-        if (given)
+        if (null != configured)
+        {
+            address = configured;
+        }
+        else if (given)
         {
             try
             {

@@ -87,6 +87,7 @@ final class DisniProtectionDomain implements ProtectionDomain
             throw new VerbsException("ibv_reg_mr of " + buffer.capacity() + " bytes failed");
         }
 
+        context.onRegistration();
         final DisniMemoryRegion region = new DisniMemoryRegion(
             buffer, mr.getAddr(), mr.getLength(), mr.getLkey(), mr.getRkey(), access,
             () -> mr.deregMr().execute().free(), regions::remove);

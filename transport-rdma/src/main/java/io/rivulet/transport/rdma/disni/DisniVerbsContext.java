@@ -35,6 +35,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One RDMA device opened through DiSNI: the device is the one RDMA CM binds the local address to
@@ -68,6 +69,7 @@ final class DisniVerbsContext implements VerbsContext
     private final List<DisniAddressHandle> addressHandles = new ArrayList<>();
     private UdPort udPort;
     private DeviceAttributes attributes;
+    private final AtomicLong registrations = new AtomicLong();
     private IbvCompChannel compChannel;
     private boolean cmPolled;
     private long lastCmPollNs;
@@ -154,6 +156,17 @@ final class DisniVerbsContext implements VerbsContext
     public String deviceName()
     {
         return deviceName;
+    }
+
+    @Override
+    public long totalRegistrations()
+    {
+        return registrations.get();
+    }
+
+    void onRegistration()
+    {
+        registrations.incrementAndGet();
     }
 
     InetAddress localAddress()

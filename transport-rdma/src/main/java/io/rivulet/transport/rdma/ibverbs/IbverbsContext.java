@@ -25,6 +25,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One RDMA device opened through rdma-core: the device RDMA CM binds the local address to ({@code rdma_bind_addr}
@@ -72,6 +73,7 @@ final class IbverbsContext implements VerbsContext
     private final List<IbverbsProtectionDomain> protectionDomains = new ArrayList<>();
     private final List<IbverbsUdQueuePair> udQueuePairs = new ArrayList<>();
     private final List<IbverbsAddressHandle> addressHandles = new ArrayList<>();
+    private final AtomicLong registrations = new AtomicLong();
     private UdPort udPort;
     private boolean cmPolled;
     private long lastCmPollNs;
@@ -155,6 +157,12 @@ final class IbverbsContext implements VerbsContext
     public DeviceAttributes attributes()
     {
         return attributes;
+    }
+
+    @Override
+    public long totalRegistrations()
+    {
+        return registrations.get();
     }
 
     InetAddress localAddress()
@@ -355,6 +363,11 @@ final class IbverbsContext implements VerbsContext
     {
         ensureOpen();
         return Verbs.check("rdma_create_id", RdmaCm.createId(channel));
+    }
+
+    void onRegistration()
+    {
+        registrations.incrementAndGet();
     }
 
     void register(final long id, final CmHandler handler)

@@ -64,6 +64,7 @@ final class IbverbsProtectionDomain implements ProtectionDomain
         {
             throw new VerbsException(WorkRequests.registrationFailure(buffer.capacity(), Verbs.errorText(mr)));
         }
+        context.onRegistration();
         final IbverbsMemoryRegion region = new IbverbsMemoryRegion(
             this, buffer, address, buffer.capacity(), keys.getInt(0), keys.getInt(4), access, mr);
         regions.add(region);

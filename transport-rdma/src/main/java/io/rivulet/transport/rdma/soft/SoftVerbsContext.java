@@ -296,6 +296,7 @@ public final class SoftVerbsContext implements VerbsContext
     }
 
     /** @return memory registrations ever made on this device. */
+    @Override
     public long totalRegistrations()
     {
         return totalRegistrations.get();

@@ -38,6 +38,12 @@ public interface VerbsContext extends AutoCloseable
         return 0;
     }
 
+    /**
+     * @return memory registrations ({@code ibv_reg_mr}) made through this context since it opened, deregistered or
+     *         not: what proves that the data path registers nothing.
+     */
+    long totalRegistrations();
+
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocateProtectionDomain() throws IOException;
 

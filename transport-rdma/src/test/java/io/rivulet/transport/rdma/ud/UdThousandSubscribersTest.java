@@ -177,6 +177,12 @@ class UdThousandSubscribersTest
         }
 
         @Override
+        public long totalRegistrations()
+        {
+            return delegate.totalRegistrations();
+        }
+
+        @Override
         public ProtectionDomain allocateProtectionDomain() throws IOException
         {
             return delegate.allocateProtectionDomain();

@@ -56,6 +56,12 @@ public abstract class RemoteRegionSuite
     /** @return true when the transport reaches the target's memory one-sided (its engine applies nothing). */
     protected abstract boolean oneSided();
 
+    /** @return where target nodes listen: loopback with an ephemeral port unless the transport needs another. */
+    protected String bindAddress()
+    {
+        return "127.0.0.1:0";
+    }
+
     /**
      * @return what a refusal by the target itself (not the local checks) reports: the NIC's REMOTE_ACCESS over
      * RDMA, or the engine's precise reason over TCP.
@@ -395,7 +401,7 @@ public abstract class RemoteRegionSuite
                 return Flux.empty();
             })
             .build();
-        final Server server = node.bind("127.0.0.1:0", counting).block(TIMEOUT);
+        final Server server = node.bind(bindAddress(), counting).block(TIMEOUT);
         return server.localAddress();
     }
 

@@ -6,6 +6,7 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,11 +24,13 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Design section 2, "register once": memory is registered when the nodes start and, at the latest, when
- * their link is set up; 100,000 messages through the Rivulet API over RDMA register nothing more.
+ * their link is set up; 100,000 messages through the Rivulet API over RDMA register nothing more, neither in
+ * the memory pool nor on the device. Over the soft provider here; the hardware suites run it over ibverbs and
+ * disni with their provider and address ({@link #transport()}, {@link #bindAddress()}).
  */
 class RdmaRegistrationCountTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
     private static final int MESSAGES = 100_000;
     private static final int REQUESTS = 1_000;
 
@@ -37,12 +40,12 @@ class RdmaRegistrationCountTest
     @Timeout(180)
     void shouldRegisterNothingWhileMessagesFlow()
     {
-        final RdmaTransport transport = new RdmaTransport(RdmaTestSupport.provider());
+        final RdmaTransport transport = transport();
         final AtomicLong received = new AtomicLong();
         try (Rivulet serverNode = Rivulet.launch(context(transport));
             Rivulet clientNode = Rivulet.launch(context(transport)))
         {
-            final Server server = serverNode.bind("127.0.0.1:0", Responder.builder()
+            final Server server = serverNode.bind(bindAddress(), Responder.builder()
                 .fireAndForgetHandler(message -> received.incrementAndGet())
                 .requestResponse(Mono::just)
                 .build()).block(TIMEOUT);
@@ -72,7 +75,7 @@ class RdmaRegistrationCountTest
             {
                 assertThat(connection.requestResponse(Message.of("r" + i)).block(TIMEOUT).dataUtf8()).isEqualTo("r" + i);
             }
-            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            final long deadlineNs = System.nanoTime() + TestTime.nanos(60, TimeUnit.SECONDS);
             while (received.get() < MESSAGES && System.nanoTime() - deadlineNs < 0)
             {
                 LockSupport.parkNanos(1_000_000);
@@ -91,12 +94,24 @@ class RdmaRegistrationCountTest
         assertThat(transport.drivers()).isEmpty();
     }
 
+    /** @return the transport under test: the soft provider's in-process fabric here. */
+    protected RdmaTransport transport()
+    {
+        return new RdmaTransport(RdmaTestSupport.provider());
+    }
+
+    /** @return where the server node listens. */
+    protected String bindAddress()
+    {
+        return "127.0.0.1:0";
+    }
+
     private static long deviceRegistrations(final RdmaTransport transport)
     {
         long total = 0;
         for (final RdmaTransportDriver driver : transport.drivers())
         {
-            total += RdmaTestSupport.device(driver).totalRegistrations();
+            total += driver.verbsContext().totalRegistrations();
         }
         return total;
     }

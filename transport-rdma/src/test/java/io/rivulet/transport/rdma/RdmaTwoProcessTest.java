@@ -6,7 +6,7 @@ import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
 import io.rivulet.Message;
 import io.rivulet.Rivulet;
-import io.rivulet.ThreadingMode;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
@@ -28,24 +28,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The interaction models over the rdma transport between two processes: this JVM requests, a child
- * JVM ({@link RdmaServerMain}) serves, both on the soft provider's sockets (RC over TCP on loopback).
- * Killing the child must end the requester's streams.
+ * JVM ({@link RdmaServerMain}) serves, both on the soft provider's sockets (RC over TCP on loopback) here, and on
+ * a real device in the hardware suites ({@link #providerName()}, {@link #host()}). Killing the child (SIGKILL)
+ * must end the requester's streams.
  */
 class RdmaTwoProcessTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
 
     @Test
     @Timeout(120)
     void shouldRunEveryInteractionAcrossProcesses() throws Exception
     {
-        final Process child = startServer();
-        try (Rivulet node = Rivulet.launch(new Rivulet.Context()
-            .transport(new RdmaTransport(RdmaTestSupport.socketProvider()))
-            .threadingMode(ThreadingMode.SHARED)
-            .maxMessageLength(32 * 1024 * 1024)
-            .keepaliveInterval(100, TimeUnit.MILLISECONDS)
-            .keepaliveTimeout(3000, TimeUnit.MILLISECONDS)))
+        final Process child = startChild(RdmaServerMain.class, Long.toString(TestTime.millis(90, TimeUnit.SECONDS)),
+            providerName(), host());
+        try (Rivulet node = Rivulet.launch(RdmaServerMain.context(providerName(), host())))
         {
             final String address = awaitReady(child);
             final Connection connection = node.connect(address).block(TIMEOUT);
@@ -73,7 +70,7 @@ class RdmaTwoProcessTest
             {
                 connection.fireAndForget(Message.of("event " + i)).block(TIMEOUT);
             }
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            final long deadline = System.nanoTime() + TestTime.nanos(30, TimeUnit.SECONDS);
             String count = "";
             while (!"100".equals(count) && System.nanoTime() - deadline < 0)
             {
@@ -92,10 +89,10 @@ class RdmaTwoProcessTest
 
             final byte[] big = new byte[8 * 1024 * 1024];
             new SplittableRandom(3).nextBytes(big);
-            final Message echoed = connection.requestResponse(Message.of(big)).block(Duration.ofSeconds(60));
+            final Message echoed = connection.requestResponse(Message.of(big)).block(TestTime.seconds(60));
             assertThat(java.util.Arrays.equals(echoed.dataBytes(), big)).isTrue();
 
-            // The serving process dies: an open stream ends with an error, not a hang.
+            // The serving process is killed (SIGKILL): an open stream ends with an error, not a hang.
             StepVerifier.create(connection.requestChannel(Flux.concat(Flux.just(Message.of("x")), Flux.never()))
                     .map(Message::dataUtf8))
                 .expectNext("X")
@@ -111,9 +108,16 @@ class RdmaTwoProcessTest
         }
     }
 
-    private static Process startServer() throws IOException
+    /** @return the provider both processes use, by {@link RdmaServerMain#provider} name. */
+    protected String providerName()
     {
-        return startChild(RdmaServerMain.class, "90000");
+        return RdmaServerMain.SOFT_SOCKETS;
+    }
+
+    /** @return the address both processes use on the fabric. */
+    protected String host()
+    {
+        return "127.0.0.1";
     }
 
     /** Starts a test main in a child JVM on this JVM's class path, with the flags Agrona and DiSNI need. */
@@ -130,7 +134,7 @@ class RdmaTwoProcessTest
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 
-    /** @return what the child printed after {@code READY }, waiting at most 60 s; fails with its output otherwise. */
+    /** @return what the child printed after {@code READY }, waiting at most 60 s (scaled); fails with its output otherwise. */
     static String awaitReady(final Process child) throws Exception
     {
         final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -152,7 +156,7 @@ class RdmaTwoProcessTest
         }, "rdma-server-output");
         reader.setDaemon(true);
         reader.start();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        final long deadline = System.nanoTime() + TestTime.nanos(60, TimeUnit.SECONDS);
         final StringBuilder seen = new StringBuilder();
         while (System.nanoTime() - deadline < 0)
         {

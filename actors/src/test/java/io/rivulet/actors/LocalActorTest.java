@@ -5,6 +5,7 @@ import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
 import io.rivulet.Transports;
 import io.rivulet.actors.TestMessages.Tick;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Actors within one actor system: processing, asks, supervision, death watch, mailbox policies. */
 class LocalActorTest
 {
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = TestTime.seconds(30);
 
     private Rivulet node;
     private ActorSystem actors;
@@ -91,7 +92,7 @@ class LocalActorTest
             });
             threads[s].start();
         }
-        assertThat(done.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(done.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         for (final Thread thread : threads)
         {
             thread.join(WAIT.toMillis());
@@ -244,7 +245,7 @@ class LocalActorTest
         counter.tell("boom");
         counter.tell("boom");
 
-        final Terminated terminated = watch.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        final Terminated terminated = watch.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(terminated.reason()).isEqualTo(Terminated.Reason.FAILED);
         assertThat(terminated.detail()).contains("boom");
         assertThat(actors.counters().restarts.get()).isEqualTo(2);
@@ -264,7 +265,7 @@ class LocalActorTest
 
         final CompletableFuture<Terminated> watch = actors.watch(stopping).toFuture();
         stopping.tell("boom");
-        assertThat(watch.get(WAIT.toSeconds(), TimeUnit.SECONDS).reason()).isEqualTo(Terminated.Reason.FAILED);
+        assertThat(watch.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).reason()).isEqualTo(Terminated.Reason.FAILED);
 
         resuming.tell("inc");
         resuming.tell("boom");
@@ -316,7 +317,7 @@ class LocalActorTest
 
         actors.stop(worker);
 
-        assertThat(seen.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+        assertThat(seen.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
             .isEqualTo(new Terminated(worker.path(), Terminated.Reason.STOPPED, ""));
         assertThat(workerSignals).containsExactly(new PostStop(Terminated.Reason.STOPPED));
         assertThat(actors.watch(worker).block(WAIT).reason()).as("a late watch replays the termination")
@@ -342,7 +343,7 @@ class LocalActorTest
         }, ActorOptions.defaults().mailbox(8, OverflowPolicy.REJECT));
 
         slow.tell(new Tick(0, 0));
-        assertThat(entered.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(entered.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         for (int i = 1; i <= 8; i++)
         {
             slow.tell(new Tick(0, i));
@@ -387,7 +388,7 @@ class LocalActorTest
         }, ActorOptions.defaults().mailbox(4, OverflowPolicy.BACK_PRESSURE));
 
         slow.tell(new Tick(0, 0));
-        assertThat(entered.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(entered.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         for (int i = 1; i <= 4; i++)
         {
             slow.tell(new Tick(0, i));
@@ -417,7 +418,7 @@ class LocalActorTest
         waiter.start();
         Await.until("the sender is waiting", () -> actors.counters().backPressureWaits.get() >= 3);
         release.countDown();
-        assertThat(ask.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("done 6");
+        assertThat(ask.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("done 6");
         waiter.join(WAIT.toMillis());
         assertThat(waiterError.get()).isNull();
         Await.until("all handled", () -> handled.size() == 7);

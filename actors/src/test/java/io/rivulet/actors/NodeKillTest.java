@@ -3,6 +3,7 @@ package io.rivulet.actors;
 import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
 import io.rivulet.Transports;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -25,8 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class NodeKillTest
 {
-    private static final long KEEPALIVE_INTERVAL_MS = 100;
-    private static final long KEEPALIVE_TIMEOUT_MS = 1000;
+    /* Scaled like the slack they are checked with, so the detection bound keeps its meaning on a slow machine. */
+    private static final long KEEPALIVE_INTERVAL_MS = TestTime.millis(100);
+    private static final long KEEPALIVE_TIMEOUT_MS = TestTime.millis(1000);
 
     @Test
     void shouldNotifyWatchersWhenTheRemoteNodeIsKilled() throws Exception
@@ -42,7 +44,7 @@ class NodeKillTest
                 .errorHandler(error -> { }));
              ActorSystem actors = ActorSystem.launch(node, TestMessages.context().errorHandler(error -> { })))
         {
-            final String address = ready.get(60, TimeUnit.SECONDS);
+            final String address = ready.get(TestTime.millis(60, TimeUnit.SECONDS), TimeUnit.MILLISECONDS);
             final ActorRef<String> victim = actors.lookup("rivulet://" + address + "/victim", String.class);
             assertThat(victim.ask("ping", String.class, RemoteActorSuite.ASK_TIMEOUT).block()).isEqualTo("ping");
             final CompletableFuture<Terminated> watch = actors.watch(victim).toFuture();
@@ -64,7 +66,7 @@ class NodeKillTest
             final long killedAtNs = System.nanoTime();
             child.destroyForcibly();
 
-            final Terminated terminated = watch.get(30, TimeUnit.SECONDS);
+            final Terminated terminated = watch.get(TestTime.millis(30, TimeUnit.SECONDS), TimeUnit.MILLISECONDS);
             final long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAtNs);
             System.out.printf(Locale.ROOT, "watchers notified %d ms after the remote node was killed " +
                 "(keepalive timeout %d ms)%n", detectedMs, KEEPALIVE_TIMEOUT_MS);
@@ -72,12 +74,12 @@ class NodeKillTest
             assertThat(terminated.path()).isEqualTo(victim.path());
             assertThat(detectedMs).isLessThanOrEqualTo(KEEPALIVE_TIMEOUT_MS + KEEPALIVE_INTERVAL_MS +
                 RemoteActorSuite.SCHEDULING_SLACK_MS);
-            assertThat(actorWatch.get(30, TimeUnit.SECONDS).reason()).isEqualTo(Terminated.Reason.UNREACHABLE);
+            assertThat(actorWatch.get(TestTime.millis(30, TimeUnit.SECONDS), TimeUnit.MILLISECONDS).reason()).isEqualTo(Terminated.Reason.UNREACHABLE);
         }
         finally
         {
             child.destroyForcibly();
-            child.waitFor(10, TimeUnit.SECONDS);
+            child.waitFor(TestTime.millis(10, TimeUnit.SECONDS), TimeUnit.MILLISECONDS);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.rivulet.actors;
 
 import io.rivulet.Message;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
@@ -18,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The bounded, batching publisher behind each direction of an actor channel. */
 class OutboxTest
 {
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration WAIT = TestTime.seconds(10);
     private final AtomicInteger dropped = new AtomicInteger();
 
     @Test

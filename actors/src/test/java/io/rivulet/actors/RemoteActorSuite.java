@@ -7,6 +7,7 @@ import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
 import io.rivulet.actors.TestMessages.Tick;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,11 +34,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 public abstract class RemoteActorSuite
 {
-    static final long TIMEOUT_S = 60;
+    /** The longest wait for an outcome, 60 s scaled by {@link TestTime}; every wait and slack here is scaled. */
+    static final Duration TIMEOUT = TestTime.seconds(60);
+    static final long TIMEOUT_MS = TIMEOUT.toMillis();
     /** Generous: the suite must pass on a loaded 2-core machine; a reply normally takes well under a millisecond. */
-    static final Duration ASK_TIMEOUT = Duration.ofSeconds(30);
+    static final Duration ASK_TIMEOUT = TestTime.seconds(30);
     /** Lateness allowed to timers and threads on a loaded machine when checking keepalive detection. */
-    static final long SCHEDULING_SLACK_MS = 3000;
+    static final long SCHEDULING_SLACK_MS = TestTime.millis(3000);
 
     protected Rivulet nodeA;
     protected Rivulet nodeB;
@@ -157,9 +160,9 @@ public abstract class RemoteActorSuite
         }
         for (final Thread thread : threads)
         {
-            thread.join(TimeUnit.SECONDS.toMillis(TIMEOUT_S));
+            thread.join(TIMEOUT_MS);
         }
-        final long[] next = done.get(TIMEOUT_S, TimeUnit.SECONDS);
+        final long[] next = done.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         final long elapsedNs = System.nanoTime() - startNs;
         System.out.printf(Locale.ROOT, "%s over %s: %,d tells from %d senders in %.2f s (%,.0f tells/s)%n",
             testName, transport().name(), total, senders, elapsedNs / 1e9, total / (elapsedNs / 1e9));
@@ -194,7 +197,7 @@ public abstract class RemoteActorSuite
                 ASK_TIMEOUT))
             .expectNext(new TestMessages.Quote("EURUSD", 7, 1_0850, 1_0852))
             .expectComplete()
-            .verify(Duration.ofSeconds(TIMEOUT_S));
+            .verify(TIMEOUT);
         assertThat(systemA.counters().asks.get()).isEqualTo(1);
     }
 
@@ -208,7 +211,7 @@ public abstract class RemoteActorSuite
             .expectErrorSatisfies(error -> assertThat(error)
                 .isInstanceOf(AskTimeoutException.class)
                 .hasMessageContaining(silent.path()))
-            .verify(Duration.ofSeconds(TIMEOUT_S));
+            .verify(TIMEOUT);
         assertThat(systemA.counters().askTimeouts.get()).isEqualTo(1);
         Await.until("the silent actor handled the ask", () -> systemB.stats(silent).processed() == 1);
     }
@@ -220,7 +223,7 @@ public abstract class RemoteActorSuite
 
         StepVerifier.create(nobody.ask("hello", String.class, ASK_TIMEOUT))
             .expectError(ActorNotFoundException.class)
-            .verify(Duration.ofSeconds(TIMEOUT_S));
+            .verify(TIMEOUT);
         nobody.tell("into the void");
         Await.until("the tell became a dead letter", () -> systemB.counters().deadLetters.get() == 2);
     }
@@ -245,14 +248,14 @@ public abstract class RemoteActorSuite
             .thenRequest(15)
             .expectNextCount(15)
             .expectComplete()
-            .verify(Duration.ofSeconds(TIMEOUT_S));
+            .verify(TIMEOUT);
         assertThat(producerRequests.stream().mapToLong(Long::longValue).sum()).isLessThanOrEqualTo(21);
 
         // A plain ask gets a stream reply's first element; a stream ask gets a single reply as a stream of one.
         StepVerifier.create(remote.ask("first", String.class, ASK_TIMEOUT))
             .expectNext("first-1")
             .expectComplete()
-            .verify(Duration.ofSeconds(TIMEOUT_S));
+            .verify(TIMEOUT);
         final ActorRef<String> single = systemB.spawn("single", (context, message) ->
         {
             context.reply((long)message.length());
@@ -261,7 +264,7 @@ public abstract class RemoteActorSuite
         StepVerifier.create(systemA.lookup(single.path(), String.class).askStream("four", Long.class))
             .expectNext(4L)
             .expectComplete()
-            .verify(Duration.ofSeconds(TIMEOUT_S));
+            .verify(TIMEOUT);
     }
 
     @Test
@@ -281,7 +284,7 @@ public abstract class RemoteActorSuite
             .expectErrorSatisfies(error -> assertThat(error)
                 .isInstanceOf(ActorFailedException.class)
                 .hasMessageContaining("boom"))
-            .verify(Duration.ofSeconds(TIMEOUT_S));
+            .verify(TIMEOUT);
         assertThat(remote.ask("get", Long.class, ASK_TIMEOUT).block())
             .as("the restarted actor starts again from its initial state")
             .isEqualTo(0L);
@@ -319,10 +322,10 @@ public abstract class RemoteActorSuite
 
         remote.tell("stop");
 
-        assertThat(systemWatch.get(TIMEOUT_S, TimeUnit.SECONDS))
+        assertThat(systemWatch.get(TIMEOUT_MS, TimeUnit.MILLISECONDS))
             .isEqualTo(new Terminated(worker.path(), Terminated.Reason.STOPPED, ""));
-        assertThat(actorWatch.get(TIMEOUT_S, TimeUnit.SECONDS).reason()).isEqualTo(Terminated.Reason.STOPPED);
-        assertThat(systemA.watch(remote).block(Duration.ofSeconds(TIMEOUT_S)).reason())
+        assertThat(actorWatch.get(TIMEOUT_MS, TimeUnit.MILLISECONDS).reason()).isEqualTo(Terminated.Reason.STOPPED);
+        assertThat(systemA.watch(remote).block(TIMEOUT).reason())
             .isEqualTo(Terminated.Reason.NOT_FOUND);
     }
 
@@ -339,7 +342,7 @@ public abstract class RemoteActorSuite
 
         remote.tell("this");
 
-        final Terminated terminated = watch.get(TIMEOUT_S, TimeUnit.SECONDS);
+        final Terminated terminated = watch.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         assertThat(terminated.reason()).isEqualTo(Terminated.Reason.FAILED);
         assertThat(terminated.detail()).contains("cannot cope with this");
         assertThat(systemB.counters().stopped.get()).isEqualTo(1);
@@ -348,8 +351,9 @@ public abstract class RemoteActorSuite
     @Test
     void shouldNotifyWatchersWithinTheKeepaliveTimeoutWhenTheRemoteNodeHangs() throws Exception
     {
-        final long intervalMs = 100;
-        final long timeoutMs = 1000;
+        // Scaled like the slack: a healthy node must not look hung on a slow machine, and the bound keeps its meaning.
+        final long intervalMs = TestTime.millis(100);
+        final long timeoutMs = TestTime.millis(1000);
         final FreezableIdleStrategy freezer = new FreezableIdleStrategy();
         final Rivulet watcherNode = Rivulet.launch(nodeContext()
             .keepaliveInterval(intervalMs, TimeUnit.MILLISECONDS).keepaliveTimeout(timeoutMs, TimeUnit.MILLISECONDS));
@@ -383,9 +387,9 @@ public abstract class RemoteActorSuite
             final long frozenAtNs = System.nanoTime();
             freezer.freeze();
             final CompletableFuture<String> askInFlight =
-                remote.ask("anyone?", String.class, Duration.ofSeconds(TIMEOUT_S)).toFuture();
+                remote.ask("anyone?", String.class, TIMEOUT).toFuture();
 
-            final Terminated terminated = systemWatch.get(TIMEOUT_S, TimeUnit.SECONDS);
+            final Terminated terminated = systemWatch.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
             final long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAtNs);
             System.out.printf(Locale.ROOT, "%s over %s: watchers notified %d ms after the node hung " +
                 "(keepalive interval %d ms, timeout %d ms)%n", testName, transport().name(), detectedMs, intervalMs,
@@ -395,8 +399,8 @@ public abstract class RemoteActorSuite
             // Keepalive checks every interval for silence longer than the timeout: detection comes between the
             // timeout and the timeout plus one interval after the last frame; allow for a loaded machine.
             assertThat(detectedMs).isLessThanOrEqualTo(timeoutMs + intervalMs + SCHEDULING_SLACK_MS);
-            assertThat(actorWatch.get(TIMEOUT_S, TimeUnit.SECONDS).reason()).isEqualTo(Terminated.Reason.UNREACHABLE);
-            assertThatThrownBy(() -> askInFlight.get(TIMEOUT_S, TimeUnit.SECONDS))
+            assertThat(actorWatch.get(TIMEOUT_MS, TimeUnit.MILLISECONDS).reason()).isEqualTo(Terminated.Reason.UNREACHABLE);
+            assertThatThrownBy(() -> askInFlight.get(TIMEOUT_MS, TimeUnit.MILLISECONDS))
                 .hasCauseInstanceOf(ConnectionLostException.class);
         }
         finally
@@ -417,7 +421,7 @@ public abstract class RemoteActorSuite
 
         nodeB.close();
 
-        final Terminated terminated = watch.get(TIMEOUT_S, TimeUnit.SECONDS);
+        final Terminated terminated = watch.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         assertThat(terminated.reason()).isEqualTo(Terminated.Reason.UNREACHABLE);
         assertThat(terminated.detail()).contains(ConnectionClosedException.class.getSimpleName());
     }
@@ -450,7 +454,7 @@ public abstract class RemoteActorSuite
         // The first tell occupies the actor before the rest arrive, so they find a mailbox that stays full: had
         // the actor taken its first message only after the flood, the mailbox would have a free slot for the ask.
         remote.tell(new Tick(0, 0));
-        assertThat(entered.await(TIMEOUT_S, TimeUnit.SECONDS)).as("the slow actor is handling its first tell").isTrue();
+        assertThat(entered.await(TIMEOUT_MS, TimeUnit.MILLISECONDS)).as("the slow actor is handling its first tell").isTrue();
         for (int i = 1; i < sent; i++)
         {
             remote.tell(new Tick(0, i));
@@ -460,7 +464,7 @@ public abstract class RemoteActorSuite
             .expectErrorSatisfies(error -> assertThat(error)
                 .isInstanceOf(MailboxFullException.class)
                 .hasMessageContaining("REJECT"))
-            .verify(Duration.ofSeconds(TIMEOUT_S));
+            .verify(TIMEOUT);
 
         final ActorStats stats = systemB.stats(slow);
         assertThat(stats.capacity()).isEqualTo(capacity);
@@ -497,7 +501,7 @@ public abstract class RemoteActorSuite
         }), ActorOptions.defaults().mailbox(capacity, OverflowPolicy.BACK_PRESSURE));
         try (ActorSystem sender = ActorSystem.launch(nodeA, TestMessages.context()
             .outboxCapacity(outboxCapacity)
-            .sendTimeout(Duration.ofMillis(300))
+            .sendTimeout(TestTime.ofMillis(300)) // patience before "full": scaled, so only a full path trips it
             .errorHandler(errorsA::add)))
         {
             final ActorRef<Tick> remote = sender.lookup(slow.path(), Tick.class);
@@ -549,8 +553,8 @@ public abstract class RemoteActorSuite
 
         StepVerifier.create(down.ask("hello?", String.class, ASK_TIMEOUT))
             .expectError()
-            .verify(Duration.ofSeconds(TIMEOUT_S));
-        assertThat(systemA.watch(down).block(Duration.ofSeconds(TIMEOUT_S)).reason())
+            .verify(TIMEOUT);
+        assertThat(systemA.watch(down).block(TIMEOUT).reason())
             .isEqualTo(Terminated.Reason.UNREACHABLE);
         final long channelsBefore = systemA.counters().channelsOpened.get();
         for (int i = 0; i < 1000; i++)

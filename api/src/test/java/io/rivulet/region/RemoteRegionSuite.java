@@ -7,12 +7,13 @@ import io.rivulet.Rivulet;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -43,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 public abstract class RemoteRegionSuite
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration TIMEOUT = TestTime.seconds(60);
 
     /** Application handler invocations on the target: region operations must never reach them. */
     private final AtomicInteger handlerCalls = new AtomicInteger();
@@ -82,7 +83,7 @@ public abstract class RemoteRegionSuite
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldRoundTripBytesAtOffsetsAcrossTheWholeRegion()
     {
         final int length = 256 * 1024;
@@ -133,7 +134,7 @@ public abstract class RemoteRegionSuite
     }
 
     @Test
-    @Timeout(300)
+    @ScaledTimeout(300)
     void shouldCountExactlyWhenTwoNodesOfFourThreadsFetchAndAddOneRemoteWord() throws Exception
     {
         final int nodesCount = 2;
@@ -164,7 +165,7 @@ public abstract class RemoteRegionSuite
                         .flatMap(i -> region.fetchAndAdd(8, 1), 16)
                         .collectList()
                         .map(list -> list.stream().mapToLong(Long::longValue).toArray())
-                        .block(Duration.ofSeconds(240))));
+                        .block(TestTime.seconds(240))));
                 }
             }
             // The target's own application adds locally at the same time, to the same word.
@@ -175,11 +176,11 @@ public abstract class RemoteRegionSuite
                     exposed.buffer().getAndAddLong(8, 1);
                 }
             });
-            local.get(240, TimeUnit.SECONDS);
+            local.get(TestTime.millis(240, TimeUnit.SECONDS), TimeUnit.MILLISECONDS);
             long remotes = 0;
             for (final Future<long[]> result : results)
             {
-                for (final long previous : result.get(240, TimeUnit.SECONDS))
+                for (final long previous : result.get(TestTime.millis(240, TimeUnit.SECONDS), TimeUnit.MILLISECONDS))
                 {
                     assertThat(seen.get((int)previous)).as("previous value %d handed out twice", previous).isFalse();
                     seen.set((int)previous);
@@ -201,7 +202,7 @@ public abstract class RemoteRegionSuite
     }
 
     @Test
-    @Timeout(180)
+    @ScaledTimeout(180)
     void shouldProtectARemoteCounterWithACompareAndSwapSpinLock() throws Exception
     {
         final int nodesCount = 2;
@@ -227,7 +228,7 @@ public abstract class RemoteRegionSuite
             int contended = 0;
             for (final Future<Integer> result : results)
             {
-                contended += result.get(150, TimeUnit.SECONDS);
+                contended += result.get(TestTime.millis(150, TimeUnit.SECONDS), TimeUnit.MILLISECONDS);
             }
             final AtomicBuffer memory = exposed.buffer();
             assertThat(memory.getLongVolatile(8)).as("no lost update").isEqualTo((long)nodesCount * threads * increments);
@@ -268,7 +269,7 @@ public abstract class RemoteRegionSuite
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldRefuseEveryBadAccessClearlyAndLeaveTheBytesAndTheConnectionAsTheyWere()
     {
         final int length = 4096;
@@ -335,7 +336,7 @@ public abstract class RemoteRegionSuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldFailOperationsWhenTheConnectionIsClosed()
     {
         final Rivulet target = launch();
@@ -412,7 +413,7 @@ public abstract class RemoteRegionSuite
 
     private static void await(final String what, final BooleanSupplier condition)
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        final long deadline = System.nanoTime() + TestTime.nanos(30, TimeUnit.SECONDS);
         while (!condition.getAsBoolean())
         {
             if (System.nanoTime() - deadline > 0)

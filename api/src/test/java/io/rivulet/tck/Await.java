@@ -14,8 +14,8 @@ import static org.assertj.core.api.Assertions.fail;
  */
 public final class Await
 {
-    /** Generous: the suites must pass on a loaded 2-core machine. */
-    public static final long DEFAULT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
+    /** Generous: the suites must pass on a loaded 2-core machine; scaled by {@link TestTime}. */
+    public static final long DEFAULT_TIMEOUT_NS = TestTime.nanos(30, TimeUnit.SECONDS);
 
     private Await()
     {
@@ -34,7 +34,7 @@ public final class Await
         {
             if (System.nanoTime() - deadlineNs > 0)
             {
-                fail("timed out after " + TimeUnit.NANOSECONDS.toSeconds(DEFAULT_TIMEOUT_NS) + " s waiting until " + what);
+                fail("timed out after " + TimeUnit.NANOSECONDS.toMillis(DEFAULT_TIMEOUT_NS) + " ms waiting until " + what);
             }
             idle.idle();
         }

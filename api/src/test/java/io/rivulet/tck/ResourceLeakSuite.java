@@ -12,7 +12,6 @@ import io.rivulet.topic.TopicMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -32,13 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The server
  * side must also have let go: every connection closed, every stream's producer cancelled.
  */
-@Timeout(300)
+@ScaledTimeout(300)
 public abstract class ResourceLeakSuite
 {
     protected static final int CYCLES = 1_000;
     private static final int WARM_UP = 50;
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final long SETTLE_MS = 30_000;
+    private static final Duration TIMEOUT = TestTime.seconds(30);
+    private static final long SETTLE_MS = TestTime.millis(30_000);
     /** A few descriptors, threads and buffers of slack for the JVM's own comings and goings; a leak per cycle is 1,000. */
     private static final Map<String, Long> TOLERANCES = Map.of(
         ResourceSnapshot.FILE_DESCRIPTORS, 2L,
@@ -180,7 +179,7 @@ public abstract class ResourceLeakSuite
         for (int i = 0; i < 20; i++)
         {
             System.gc();
-            Thread.sleep(100);
+            Thread.sleep(TestTime.millis(100));
             final ResourceSnapshot next = ResourceSnapshot.take(transportResources());
             if (next.equals(previous))
             {

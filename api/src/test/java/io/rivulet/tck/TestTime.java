@@ -37,6 +37,18 @@ public final class TestTime
         return (long)Math.ceil(unit.toMillis(value) * SCALE);
     }
 
+    /** @return {@code millis} milliseconds scaled, in milliseconds. */
+    public static long millis(final long millis)
+    {
+        return millis(millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** @return {@code millis} milliseconds scaled, as a duration. */
+    public static Duration ofMillis(final long millis)
+    {
+        return Duration.ofNanos(nanos(millis, TimeUnit.MILLISECONDS));
+    }
+
     /** @return {@code seconds} scaled, as a duration. */
     public static Duration seconds(final long seconds)
     {

@@ -14,7 +14,6 @@ import io.rivulet.spi.Transport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
@@ -42,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public abstract class TransportCompatibilitySuite
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
 
     protected Rivulet serverNode;
     protected Rivulet clientNode;
@@ -55,7 +54,12 @@ public abstract class TransportCompatibilitySuite
     /** @return an address to bind on loopback with an ephemeral port. */
     protected abstract String bindAddress();
 
-    private static final long KEEPALIVE_TIMEOUT_MS = 3000;
+    /**
+     * Keepalive, scaled like every wait: under a factor the engines run that much slower, so the protocol's timing
+     * stretches with them and the silent-peer test still measures detection against the same timeout.
+     */
+    private static final long KEEPALIVE_INTERVAL_MS = TestTime.millis(100);
+    private static final long KEEPALIVE_TIMEOUT_MS = TestTime.millis(3000);
 
     /** A context for one node of the test, over the transport under test. */
     protected Rivulet.Context context(final List<Throwable> errors)
@@ -64,7 +68,7 @@ public abstract class TransportCompatibilitySuite
             .transport(transport())
             .threadingMode(ThreadingMode.SHARED)
             .maxMessageLength(80 * 1024 * 1024)
-            .keepaliveInterval(100, TimeUnit.MILLISECONDS)
+            .keepaliveInterval(KEEPALIVE_INTERVAL_MS, TimeUnit.MILLISECONDS)
             // Short enough to keep the silent-peer test quick, long enough for a loaded 2-core CI machine.
             .keepaliveTimeout(KEEPALIVE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
             .errorHandler(errors::add);
@@ -102,7 +106,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldDeliverFireAndForgetWithMetadata()
     {
         final Sinks.Many<Message> received = Sinks.many().replay().all();
@@ -123,7 +127,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldAnswerRequestResponseWithMetadata()
     {
         final Connection connection = serve(Responder.builder()
@@ -141,7 +145,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCompleteEmptyRequestResponse()
     {
         final Connection connection = serve(Responder.builder().requestResponse(request -> Mono.empty()).build());
@@ -152,7 +156,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldStreamWithMetadata()
     {
         final Connection connection = serve(Responder.builder()
@@ -170,7 +174,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldRunChannelInBothDirections()
     {
         final Connection connection = serve(Responder.builder()
@@ -185,7 +189,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldOpenChannelWithEmptyOutbound()
     {
         final Connection connection = serve(Responder.builder()
@@ -199,7 +203,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldKeepReplyingWhenResponderStopsReadingChannel()
     {
         final Connection connection = serve(Responder.builder()
@@ -218,7 +222,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCancelChannelInboundTheHandlerNeverReads()
     {
         final Connection connection = serve(Responder.builder()
@@ -236,7 +240,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCancelBothDirectionsWhenRequesterCancelsChannel()
     {
         final CountDownLatch responderCancelled = new CountDownLatch(1);
@@ -264,7 +268,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldCarryBackPressureAcrossTheWire()
     {
         final int total = 1_000_000;
@@ -345,7 +349,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldPauseProducerWithoutDemand() throws InterruptedException
     {
         final AtomicLong upstreamRequested = new AtomicLong();
@@ -372,7 +376,7 @@ public abstract class TransportCompatibilitySuite
         connection.requestStream(Message.of("go")).subscribe(subscriber);
         awaitLatch(three, 30);
         // Let more keepalive rounds pass: the producer must still have been asked for 3 only.
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 * KEEPALIVE_INTERVAL_MS);
         while (System.nanoTime() - deadline < 0)
         {
             Thread.onSpinWait();
@@ -383,7 +387,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldStopRemoteProducerOnCancel()
     {
         final CountDownLatch producerCancelled = new CountDownLatch(1);
@@ -402,7 +406,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldDeliverRemoteErrorWithItsMessage()
     {
         final Connection connection = serve(Responder.builder()
@@ -430,7 +434,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldRejectRequestWithoutHandler()
     {
         final Connection connection = serve(Responder.builder().build());
@@ -441,7 +445,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldRoundTripA64MiBMessage()
     {
         final Connection connection = serve(Responder.builder()
@@ -452,7 +456,7 @@ public abstract class TransportCompatibilitySuite
         final byte[] metadata = new byte[100_000];
         new SplittableRandom(7).nextBytes(metadata);
 
-        final Message reply = connection.requestResponse(Message.of(data).metadata(metadata)).block(Duration.ofSeconds(90));
+        final Message reply = connection.requestResponse(Message.of(data).metadata(metadata)).block(TestTime.seconds(90));
 
         assertThat(reply).isNotNull();
         assertThat(reply.dataLength()).isEqualTo(data.length);
@@ -461,7 +465,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldCompleteAThousandConcurrentStreams()
     {
         final Connection connection = serve(Responder.builder()
@@ -478,7 +482,7 @@ public abstract class TransportCompatibilitySuite
             streams.add(connection.requestStream(Message.of(Integer.toString(s))).map(Message::dataUtf8).collectList());
         }
         final List<List<String>> results = Flux.merge(Flux.fromIterable(streams).map(Mono::flux), 1000)
-            .collectList().block(Duration.ofSeconds(90));
+            .collectList().block(TestTime.seconds(90));
 
         assertThat(results).hasSize(1000);
         for (final List<String> result : results)
@@ -493,7 +497,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldEndInFlightStreamsWhenConnectionCloses()
     {
         final CountDownLatch bothArrived = new CountDownLatch(2);
@@ -530,7 +534,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldErrorStreamsWhenServerNodeCloses()
     {
         final CountDownLatch arrived = new CountDownLatch(1);
@@ -555,7 +559,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldDetectSilentPeerWithinKeepaliveTimeout()
     {
         // A server node driven by this test (INVOKER mode) goes silent when the test stops invoking it.
@@ -575,11 +579,11 @@ public abstract class TransportCompatibilitySuite
             final AtomicReference<Throwable> error = new AtomicReference<>();
             connection.get().requestStream(Message.of("hello")).subscribe(m -> { }, error::set);
             // Let the request reach the server, then stop driving it.
-            final long settle = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+            final long settle = System.nanoTime() + TestTime.nanos(200, TimeUnit.MILLISECONDS);
             invokeUntil(silent, () -> System.nanoTime() - settle > 0);
 
             final long silentFrom = System.nanoTime();
-            final long deadline = silentFrom + TimeUnit.MILLISECONDS.toNanos(KEEPALIVE_TIMEOUT_MS + 10_000);
+            final long deadline = silentFrom + TimeUnit.MILLISECONDS.toNanos(KEEPALIVE_TIMEOUT_MS + TestTime.millis(10_000));
             while (error.get() == null && System.nanoTime() - deadline < 0)
             {
                 java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
@@ -587,8 +591,10 @@ public abstract class TransportCompatibilitySuite
             final long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - silentFrom);
             assertThat(error.get()).isInstanceOf(ConnectionLostException.class);
             assertThat(error.get().getMessage()).contains("keepalive");
-            // Checked every 100 ms: detection comes after the timeout less the settle time, with slack for a busy machine.
-            assertThat(detectedMs).isBetween(KEEPALIVE_TIMEOUT_MS - 300, KEEPALIVE_TIMEOUT_MS + 4000);
+            // Checked every keepalive interval: detection comes after the timeout less the settle time and one
+            // interval, with slack for a busy machine; all of them scaled alike.
+            assertThat(detectedMs).isBetween(KEEPALIVE_TIMEOUT_MS - TestTime.millis(300),
+                KEEPALIVE_TIMEOUT_MS + TestTime.millis(4000));
         }
         finally
         {
@@ -597,7 +603,7 @@ public abstract class TransportCompatibilitySuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldFailToConnectToClosedPort()
     {
         final Server server = serverNode.bind(bindAddress(), Responder.none()).block(TIMEOUT);
@@ -616,12 +622,13 @@ public abstract class TransportCompatibilitySuite
 
     protected static void invokeUntil(final Rivulet node, final java.util.function.BooleanSupplier condition)
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        final long timeoutNs = TestTime.nanos(20, TimeUnit.SECONDS);
+        final long deadline = System.nanoTime() + timeoutNs;
         while (!condition.getAsBoolean())
         {
             if (System.nanoTime() - deadline > 0)
             {
-                throw new AssertionError("condition not met within 20 s");
+                throw new AssertionError("condition not met within " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
             }
             if (node.invoke() == 0)
             {
@@ -630,11 +637,13 @@ public abstract class TransportCompatibilitySuite
         }
     }
 
+    /** Waits for the latch at most {@code seconds} scaled. */
     protected static void awaitLatch(final CountDownLatch latch, final int seconds)
     {
+        final long timeoutMs = TestTime.millis(seconds, TimeUnit.SECONDS);
         try
         {
-            assertThat(latch.await(seconds, TimeUnit.SECONDS)).as("latch within " + seconds + " s").isTrue();
+            assertThat(latch.await(timeoutMs, TimeUnit.MILLISECONDS)).as("latch within " + timeoutMs + " ms").isTrue();
         }
         catch (final InterruptedException ex)
         {

@@ -6,10 +6,11 @@ import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.reactivestreams.Subscription;
@@ -65,7 +66,7 @@ public abstract class TopicFanOutSuite
     }
 
     @Test
-    @Timeout(180)
+    @ScaledTimeout(180)
     void shouldDeliverEveryMessageToEightSubscribersInOrderExactlyOnce()
     {
         final int subscribers = 8;
@@ -100,7 +101,7 @@ public abstract class TopicFanOutSuite
 
     @ParameterizedTest(name = "publisher {0}, subscribers {1}")
     @CsvSource({ "DEDICATED, DEDICATED", "DEDICATED, SHARED", "SHARED, DEDICATED" })
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldFanOutInEveryThreadingMode(final ThreadingMode publisherMode, final ThreadingMode subscriberMode)
     {
         // DEDICATED runs the topic data plane on the sender's own thread, apart from the conductor.
@@ -128,7 +129,7 @@ public abstract class TopicFanOutSuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldJoinLateWithASnapshotThenTheLiveStreamWithNoGapNorDuplicate()
     {
         final int keys = 50;
@@ -177,7 +178,7 @@ public abstract class TopicFanOutSuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldDeliverExactlyTheTopicsAWildcardMatches()
     {
         final Rivulet publisherNode = nodes.launch(context());
@@ -244,7 +245,7 @@ public abstract class TopicFanOutSuite
         final Publication publication, final long from, final long to, final int keys, final LongPredicate mayPublish)
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[MESSAGE_LENGTH]);
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        final long deadlineNs = System.nanoTime() + TestTime.nanos(120, TimeUnit.SECONDS);
         long value = from;
         int idle = 0;
         while (value <= to)
@@ -273,9 +274,10 @@ public abstract class TopicFanOutSuite
 
     static void await(final String what, final BooleanSupplier condition)
     {
-        await(what, condition, TimeUnit.SECONDS.toNanos(60));
+        await(what, condition, TestTime.nanos(60, TimeUnit.SECONDS));
     }
 
+    /** Polls until the condition holds, failing after {@code timeoutNs}, which the caller has scaled already. */
     static void await(final String what, final BooleanSupplier condition, final long timeoutNs)
     {
         final long deadlineNs = System.nanoTime() + timeoutNs;

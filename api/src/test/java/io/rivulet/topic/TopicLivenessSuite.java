@@ -5,11 +5,12 @@ import io.rivulet.Rivulet;
 import io.rivulet.RivuletException;
 import io.rivulet.ThreadingMode;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import io.rivulet.topic.TopicFanOutSuite.Feed;
 import io.rivulet.topic.TopicFanOutSuite.Nodes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,10 +27,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public abstract class TopicLivenessSuite
 {
-    private static final long INTERVAL_MS = 50;
-    private static final long TIMEOUT_MS = 500;
+    /*
+     * Heartbeats, the detection window and its slack, all scaled alike: under a factor the engines run that much
+     * slower, so the timing asserted on stretches with them and still tests the same thing.
+     */
+    private static final long INTERVAL_MS = TestTime.millis(50);
+    private static final long TIMEOUT_MS = TestTime.millis(500);
     /** Scheduling allowance on a busy 2-core machine, on top of the detection delay itself. */
-    private static final long SLACK_MS = 500;
+    private static final long SLACK_MS = TestTime.millis(500);
+    /** Connection keepalive, far above the topic timeout at any factor: the topic layer must be what notices. */
+    private static final long KEEPALIVE_INTERVAL_MS = TestTime.millis(2_000);
+    private static final long KEEPALIVE_TIMEOUT_MS = TestTime.millis(30_000);
 
     private final Nodes nodes = new Nodes(this::bindAddress);
 
@@ -55,12 +63,12 @@ public abstract class TopicLivenessSuite
             .transport(transport())
             .topicHeartbeatInterval(INTERVAL_MS, TimeUnit.MILLISECONDS)
             .topicHeartbeatTimeout(TIMEOUT_MS, TimeUnit.MILLISECONDS)
-            .keepaliveInterval(2, TimeUnit.SECONDS)
-            .keepaliveTimeout(30, TimeUnit.SECONDS); // the topic layer, not the connection keepalive, must notice
+            .keepaliveInterval(KEEPALIVE_INTERVAL_MS, TimeUnit.MILLISECONDS)
+            .keepaliveTimeout(KEEPALIVE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldEndSubscriptionsWhenThePublisherNodeIsKilled()
     {
         final Rivulet publisherNode = nodes.launch(livenessContext());
@@ -93,7 +101,7 @@ public abstract class TopicLivenessSuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldTimeOutAHungPublisherWithinTheHeartbeatTimeout()
     {
         // INVOKER mode: the publisher's engine runs only while this test drives it; stopping is a hung process.
@@ -128,7 +136,7 @@ public abstract class TopicLivenessSuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldSeeARestartedPublicationAsANewSession()
     {
         final Rivulet publisherNode = nodes.launch(livenessContext());
@@ -158,7 +166,7 @@ public abstract class TopicLivenessSuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldFailSubscribingOnAClosedConnection()
     {
         final Rivulet publisherNode = nodes.launch(livenessContext());
@@ -176,7 +184,7 @@ public abstract class TopicLivenessSuite
     /** Runs the invoker node's duty cycle on this thread until the condition holds. */
     private static void drive(final Rivulet node, final java.util.function.BooleanSupplier condition)
     {
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        final long deadlineNs = System.nanoTime() + TestTime.nanos(20, TimeUnit.SECONDS);
         for (int i = 0; !condition.getAsBoolean(); i++)
         {
             if (node.invoke() == 0)

@@ -2,12 +2,12 @@ package io.rivulet.topic;
 
 import io.rivulet.Rivulet;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.topic.TopicFanOutSuite.Feed;
 import io.rivulet.topic.TopicFanOutSuite.Nodes;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -96,7 +96,7 @@ public abstract class TopicSlowConsumerSuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void blockShouldHoldThePublisherToTheSlowestSubscriberAndLoseNothing()
     {
         start(TopicOptions.block().keyOf(KEY));
@@ -144,7 +144,7 @@ public abstract class TopicSlowConsumerSuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void dropSlowShouldCutOffTheSlowSubscriberAndNotBlockTheOthers()
     {
         start(TopicOptions.dropSlow());
@@ -173,7 +173,7 @@ public abstract class TopicSlowConsumerSuite
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void conflateShouldSkipTheSlowSubscriberAheadToTheLatestValuePerKey()
     {
         start(TopicOptions.conflate(KEY));

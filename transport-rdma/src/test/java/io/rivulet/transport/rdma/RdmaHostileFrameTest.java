@@ -2,6 +2,7 @@ package io.rivulet.transport.rdma;
 
 import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.FramingException;
+import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.transport.rdma.RdmaTestSupport.Frames;
 import io.rivulet.transport.rdma.verbs.Access;
 import io.rivulet.transport.rdma.verbs.CmConnection;
@@ -19,7 +20,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Design section 9, bad input from the network: a raw queue pair sends SENDs an {@link RdmaLink} must
  * reject with a {@link FramingException}, after delivering the good frames before them.
  */
-@Timeout(30)
+@ScaledTimeout(30)
 class RdmaHostileFrameTest
 {
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;

@@ -2,6 +2,8 @@ package io.rivulet.transport.rdma;
 
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import io.rivulet.transport.rdma.RdmaTestSupport.Frames;
 import io.rivulet.transport.rdma.RdmaTestSupport.LinkPair;
 import io.rivulet.spi.FrameHandler;
@@ -11,7 +13,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@link RdmaLink} over the soft provider's in-process fabric: frames both ways, batching, credits under
  * a slow receiver, frame limits, close.
  */
-@Timeout(60)
+@ScaledTimeout(60)
 class RdmaLinkTest
 {
     private LinkPair pair;
@@ -346,7 +347,7 @@ class RdmaLinkTest
         final IdleStrategy idle = new BackoffIdleStrategy(10, 10, 1_000, 100_000);
         sender.start();
         // The server's sender side (credit returns) runs on this thread too, as a node's sender agent would.
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
+        final long deadline = System.nanoTime() + TestTime.nanos(50, TimeUnit.SECONDS);
         while (next[0] < total && null == senderFailure.get() && System.nanoTime() - deadline < 0)
         {
             int work = pair.server.poll(checker, 64);
@@ -357,7 +358,7 @@ class RdmaLinkTest
             work += pair.client.poll(none, 64);
             idle.idle(work);
         }
-        sender.join(10_000);
+        sender.join(TestTime.millis(10_000));
 
         assertThat(senderFailure.get()).isNull();
         assertThat(orderFailure.get()).isNull();

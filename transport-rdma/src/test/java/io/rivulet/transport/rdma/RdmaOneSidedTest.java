@@ -10,10 +10,11 @@ import io.rivulet.region.RegionAccessException;
 import io.rivulet.region.RemoteRegion;
 import io.rivulet.spi.ExposedMemory;
 import io.rivulet.spi.OneSidedTransport;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import io.rivulet.transport.rdma.verbs.Access;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -36,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class RdmaOneSidedTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -71,7 +72,7 @@ class RdmaOneSidedTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCostOneOperationAndOneQueuePairButNeverTheConnectionWhenTheNicRefuses()
     {
         final RdmaTransport targetTransport = new RdmaTransport(RdmaTestSupport.provider());
@@ -123,7 +124,7 @@ class RdmaOneSidedTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldWorkOverTheSoftProvidersSockets()
     {
         final Rivulet target = launch(new RdmaTransport(RdmaTestSupport.socketProvider()));
@@ -172,7 +173,7 @@ class RdmaOneSidedTest
 
     private static void await(final String what, final BooleanSupplier condition)
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        final long deadline = System.nanoTime() + TestTime.nanos(20, TimeUnit.SECONDS);
         while (!condition.getAsBoolean())
         {
             if (System.nanoTime() - deadline > 0)

@@ -8,6 +8,7 @@ import io.rivulet.Server;
 import io.rivulet.counters.CounterSnapshot;
 import io.rivulet.counters.CounterTypes;
 import io.rivulet.counters.NodeFile;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -19,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The RDMA transport's registered memory shows in each node's counters, and matches its memory pool. */
 class RdmaRegistrationCountersTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
 
     @Test
     void registeredRegionsAndBytesAreCountedPerNode() throws IOException

@@ -3,6 +3,7 @@ package io.rivulet.transport.rdma;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportSettings;
+import io.rivulet.tck.TestTime;
 import io.rivulet.transport.rdma.soft.SoftFabric;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
 import io.rivulet.transport.rdma.soft.SoftVerbsProvider;
@@ -27,7 +28,7 @@ final class RdmaTestSupport
     static final int MAX_FRAME_LENGTH = 1024;
     /** Send ring of 16 KiB; receive area of 8 slots of 1088 bytes. */
     static final TransportSettings SETTINGS = new TransportSettings(MAX_FRAME_LENGTH, 16 * 1024, 8 * 1088, 0, 0);
-    static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    static final long TIMEOUT_NS = TestTime.nanos(10, TimeUnit.SECONDS);
 
     private RdmaTestSupport()
     {

@@ -14,13 +14,13 @@ import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
 import io.rivulet.tck.Await;
+import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.topic.Publication;
 import io.rivulet.topic.TopicMessage;
 import io.rivulet.topic.TopicOptions;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.BaseSubscriber;
 
@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * datagram included), the UD path counters in both node files showing the recovery, and the fall-backs: a
  * peer that does not offer datagrams keeps the link, and a transport without datagrams refuses the setting.
  */
-@Timeout(120)
+@ScaledTimeout(120)
 class RdmaUdTopicTest
 {
     private static final int COUNT = 3_000;

@@ -7,13 +7,13 @@ import io.rivulet.counters.CounterTypes;
 import io.rivulet.counters.NodeDirectory;
 import io.rivulet.counters.NodeFile;
 import io.rivulet.tck.Await;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import io.rivulet.transport.rdma.soft.SoftFaults;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -34,10 +34,11 @@ class RdmaUdTopicTwoProcessTest
     Path counters;
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldDeliverEveryMessageFromAnotherProcessOverUd() throws Exception
     {
-        final Process child = RdmaTwoProcessTest.startChild(UdTopicPublisherMain.class, "90000", Integer.toString(COUNT));
+        final Process child = RdmaTwoProcessTest.startChild(UdTopicPublisherMain.class, "90000", Integer.toString(COUNT),
+            Double.toString(TestTime.scale()));
         final List<Throwable> errors = new CopyOnWriteArrayList<>();
         try (Rivulet node = Rivulet.launch(new Rivulet.Context()
             .transport(new RdmaTransport(RdmaTestSupport.socketProvider()
@@ -49,7 +50,7 @@ class RdmaUdTopicTwoProcessTest
             .errorHandler(errors::add)))
         {
             final String address = RdmaTwoProcessTest.awaitReady(child);
-            final Connection connection = node.connect(address).block(Duration.ofSeconds(30));
+            final Connection connection = node.connect(address).block(TestTime.seconds(30));
             final RdmaUdTopicTest.Checker checker = new RdmaUdTopicTest.Checker();
             connection.subscribe("md.x").subscribe(checker);
             Await.until("every message from the other process",
@@ -68,7 +69,7 @@ class RdmaUdTopicTwoProcessTest
         finally
         {
             child.destroyForcibly();
-            child.waitFor(10, TimeUnit.SECONDS);
+            child.waitFor(TestTime.millis(10, TimeUnit.SECONDS), TimeUnit.MILLISECONDS);
         }
     }
 }

@@ -4,12 +4,12 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.TestTime;
 import io.rivulet.topic.Publication;
 import io.rivulet.topic.TopicOptions;
 import io.rivulet.transport.rdma.soft.SoftFaults;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -18,7 +18,9 @@ import java.util.concurrent.locks.LockSupport;
  * sockets: UD over UDP) with {@code topicDatagrams}, 2 % of its UD datagrams dropped. Prints {@code READY host:port},
  * waits for a subscriber, publishes {@code count} messages on {@code md.x} (each its sequence first, and filled
  * with its low byte), prints
- * {@code PUBLISHED}, then serves until its standard input closes or the time limit passes.
+ * {@code PUBLISHED}, then serves until its standard input closes or the time limit passes. Arguments: the time
+ * limit in milliseconds and the count, then optionally the parent's {@link TestTime} factor, which scales the limit
+ * and this process's own waits alike.
  */
 public final class UdTopicPublisherMain
 {
@@ -28,7 +30,12 @@ public final class UdTopicPublisherMain
 
     public static void main(final String[] args) throws Exception
     {
-        final long limitMs = Long.parseLong(args[0]);
+        if (args.length > 2)
+        {
+            // Before TestTime is first used: it reads the factor once.
+            System.setProperty(TestTime.SCALE_PROPERTY, args[2]);
+        }
+        final long limitMs = TestTime.millis(Long.parseLong(args[0]));
         final int count = Integer.parseInt(args[1]);
         final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(limitMs);
         try (Rivulet node = Rivulet.launch(new Rivulet.Context()
@@ -38,7 +45,7 @@ public final class UdTopicPublisherMain
             .topicDatagrams(true)
             .countersFile(false)))
         {
-            final Server server = node.bind("127.0.0.1:0", Responder.none()).block(Duration.ofSeconds(30));
+            final Server server = node.bind("127.0.0.1:0", Responder.none()).block(TestTime.seconds(30));
             final Publication publication = node.publication("md.x", TopicOptions.block());
             System.out.println("READY " + server.localAddress());
             System.out.flush();

@@ -3,8 +3,8 @@ package io.rivulet.transport.tcp;
 import io.rivulet.ConfigurationException;
 import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.ScaledTimeout;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -64,7 +64,7 @@ class ConfigurationTest
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badContexts")
-    @Timeout(30)
+    @ScaledTimeout(30)
     void shouldFailLaunchNamingTheBadSetting(
         final String description, final String setting, final Supplier<Rivulet.Context> context)
     {
@@ -88,7 +88,7 @@ class ConfigurationTest
 
     @ParameterizedTest(name = "-D{0}={1}")
     @MethodSource("badProperties")
-    @Timeout(30)
+    @ScaledTimeout(30)
     void shouldFailLaunchNamingTheBadSystemProperty(final String property, final String value, final String named)
     {
         final String previous = System.getProperty(property);
@@ -114,7 +114,7 @@ class ConfigurationTest
     }
 
     @Test
-    @Timeout(30)
+    @ScaledTimeout(30)
     void shouldLaunchWithDefaultsAndTheTcpTransportByName()
     {
         final Rivulet node = Rivulet.launch(new Rivulet.Context().threadingMode(ThreadingMode.SHARED));

@@ -15,11 +15,12 @@ import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.spi.SocketAddresses;
 import io.rivulet.tck.ResourceSnapshot;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
 
 import java.io.DataInputStream;
@@ -49,10 +50,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * GC returns to where it was, though every cut left 8 MiB half-assembled), leave descriptors, threads and direct
  * memory where they were, and keep serving.
  */
-@Timeout(300)
+@ScaledTimeout(300)
 class FragmentCutTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
     private static final int CUTS = 16;
     private static final int PARTIAL_BYTES = 8 * 1024 * 1024;
     private static final int MAX_FRAME_LENGTH = 16 * 1024;
@@ -147,7 +148,9 @@ class FragmentCutTest
         try (Socket socket = new Socket(address.getAddress(), address.getPort()))
         {
             final OutputStream out = socket.getOutputStream();
-            send(out, writer.writeSetup(scratch, 0, 1, 1_000, 10_000, MAX_FRAME_LENGTH, new byte[0], new byte[0]));
+            // Its keepalive scaled, so that the node does not take the raw client for a silent one mid-send.
+            send(out, writer.writeSetup(scratch, 0, 1, (int)TestTime.millis(1_000), (int)TestTime.millis(10_000),
+                MAX_FRAME_LENGTH, new byte[0], new byte[0]));
             sendFragments(out, FrameType.REQUEST_RESPONSE, 1);
             if (reset)
             {
@@ -219,7 +222,7 @@ class FragmentCutTest
 
     private void assertFreed(final long heapBefore, final ResourceSnapshot before) throws InterruptedException
     {
-        final ResourceSnapshot after = ResourceSnapshot.awaitWithin(before, TOLERANCES, Map::of, 30_000);
+        final ResourceSnapshot after = ResourceSnapshot.awaitWithin(before, TOLERANCES, Map::of, TestTime.millis(30_000));
         System.out.println("before " + before.values() + "\nafter  " + after.values());
         assertThat(after.differencesFrom(before, TOLERANCES)).isEmpty();
         final long heapAfter = heapAfterGc();
@@ -234,7 +237,7 @@ class FragmentCutTest
         for (int i = 0; i < 3; i++)
         {
             System.gc();
-            Thread.sleep(50);
+            Thread.sleep(TestTime.millis(50));
             least = Math.min(least, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         }
         return least;

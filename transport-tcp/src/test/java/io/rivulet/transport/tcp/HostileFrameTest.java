@@ -11,11 +11,12 @@ import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -49,8 +50,12 @@ import static org.assertj.core.api.Assertions.fail;
  */
 class HostileFrameTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
-    private static final long CLOSE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final Duration TIMEOUT = TestTime.seconds(10);
+    private static final long CLOSE_TIMEOUT_NS = TestTime.nanos(10, TimeUnit.SECONDS);
+    private static final int CONNECT_TIMEOUT_MS = (int)TestTime.millis(5_000);
+    /** The strict nodes' keepalive, scaled so that a well-behaved peer is not taken for a silent one. */
+    private static final long STRICT_KEEPALIVE_INTERVAL_MS = TestTime.millis(100);
+    private static final long STRICT_KEEPALIVE_TIMEOUT_MS = TestTime.millis(500);
     private static final int MAX_READ_ITERATIONS = 10_000;
     private static final int SERVER_MAX_FRAME_LENGTH = 16 * 1024;
     private static final int SERVER_MAX_MESSAGE_LENGTH = 64 * 1024;
@@ -100,7 +105,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingGarbageAfterSetup() throws IOException
     {
         final byte[] garbage = new byte[48];
@@ -110,7 +115,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingUnframedGarbageAfterSetup() throws IOException
     {
         final byte[] garbage = new byte[64];
@@ -120,7 +125,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingTruncatedFrame() throws IOException
     {
         final byte[] request = payloadFrame(FrameType.REQUEST_RESPONSE, 1, 0, FrameFlags.NEXT, new byte[64]);
@@ -130,7 +135,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingHugeVarDataLength() throws IOException
     {
         final byte[] request = payloadFrame(FrameType.REQUEST_RESPONSE, 1, 0, FrameFlags.NEXT, new byte[8]);
@@ -141,7 +146,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingUnknownTemplateId() throws IOException
     {
         final byte[] request = payloadFrame(FrameType.REQUEST_RESPONSE, 1, 0, FrameFlags.NEXT, bytes("x"));
@@ -151,7 +156,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingWrongSchemaId() throws IOException
     {
         final byte[] request = payloadFrame(FrameType.REQUEST_RESPONSE, 1, 0, FrameFlags.NEXT, bytes("x"));
@@ -161,14 +166,14 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingFrameShorterThanHeader() throws IOException
     {
         assertHostileConnectionClosed(concat(setup(), prefixed(new byte[]{1, 2, 3})), ErrorCode.CONNECTION_ERROR);
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionDeclaringFrameBeyondMaxFrameLength() throws IOException
     {
         // No body follows: the length alone must be refused, never buffered for.
@@ -176,7 +181,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionDeclaringFrameJustBeyondMaxFrameLength() throws IOException
     {
         final byte[] body = new byte[SERVER_MAX_FRAME_LENGTH + 1];
@@ -185,28 +190,28 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingZeroLengthPrefix() throws IOException
     {
         assertHostileConnectionClosed(concat(setup(), lengthPrefix(0)), null);
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingNegativeLengthPrefix() throws IOException
     {
         assertHostileConnectionClosed(concat(setup(), lengthPrefix(-1), new byte[16]), null);
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingNegativeLengthPrefixBeforeSetup() throws IOException
     {
         assertHostileConnectionClosed(lengthPrefix(Integer.MIN_VALUE), null);
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldRejectRequestBeforeSetup() throws IOException
     {
         final byte[] request = payloadFrame(FrameType.REQUEST_RESPONSE, 1, 0, FrameFlags.NEXT, bytes("early"));
@@ -215,7 +220,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldRejectSetupWithUnsupportedVersion() throws IOException
     {
         assertHostileConnectionClosed(prefixed(setup(2, 1000, 5000, SERVER_MAX_FRAME_LENGTH)),
@@ -223,14 +228,14 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldRejectSetupWithKeepaliveTimeoutBelowInterval() throws IOException
     {
         assertHostileConnectionClosed(prefixed(setup(1, 1000, 500, SERVER_MAX_FRAME_LENGTH)), ErrorCode.INVALID_SETUP);
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldRejectSetupWithMaxFrameLengthBeyondServers() throws IOException
     {
         assertHostileConnectionClosed(prefixed(setup(1, 1000, 5000, SERVER_MAX_FRAME_LENGTH * 2)),
@@ -238,14 +243,14 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldRejectSecondSetup() throws IOException
     {
         assertHostileConnectionClosed(concat(setup(), setup()), ErrorCode.CONNECTION_ERROR);
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionOpeningStreamWithServerSideStreamId() throws IOException
     {
         final byte[] request = payloadFrame(FrameType.REQUEST_STREAM, 2, 1, FrameFlags.NEXT, bytes("even"));
@@ -254,7 +259,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionOpeningStreamWithNegativeStreamId() throws IOException
     {
         final byte[] request = payloadFrame(FrameType.REQUEST_RESPONSE, -1, 0, FrameFlags.NEXT, bytes("neg"));
@@ -263,7 +268,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionReusingStreamIdInUse() throws IOException
     {
         // The channel handler never completes, so stream 1 stays in use on the server.
@@ -274,7 +279,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingRequestNOfZero() throws IOException
     {
         final byte[] stream = payloadFrame(FrameType.REQUEST_STREAM, 1, 1, FrameFlags.NEXT, bytes("s"));
@@ -286,7 +291,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingPayloadBeyondGrantedCredits() throws IOException
     {
         // The channel handler never subscribes to its inbound side, so no credit is ever granted:
@@ -299,7 +304,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingFragmentsBeyondMaxMessageLength() throws IOException
     {
         final byte[] chunk = new byte[8 * 1024];
@@ -317,7 +322,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseConnectionSendingFragmentedFireAndForgetWithoutStream() throws IOException
     {
         final byte[] fnf = payloadFrame(FrameType.REQUEST_FNF, 0, 0, (byte)(FrameFlags.NEXT | FrameFlags.FOLLOWS),
@@ -327,7 +332,7 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldSendErrorToPeerThatKeepsFloodingAfterMalformedFrame() throws Exception
     {
         final byte[] request = payloadFrame(FrameType.REQUEST_RESPONSE, 1, 0, FrameFlags.NEXT, bytes("x"));
@@ -337,7 +342,7 @@ class HostileFrameTest
 
         try (Socket socket = new Socket())
         {
-            socket.connect(new InetSocketAddress("127.0.0.1", port(server.localAddress())), 5_000);
+            socket.connect(new InetSocketAddress("127.0.0.1", port(server.localAddress())), CONNECT_TIMEOUT_MS);
             socket.getOutputStream().write(concat(setup(), prefixed(request)));
             // The flood: far more than the server reads before it sees the malformed frame.
             final Thread flooder = new Thread(() ->
@@ -357,7 +362,7 @@ class HostileFrameTest
             flooder.setDaemon(true);
             flooder.start();
             final List<ErrorFrame> errors = parseErrors(readUntilClosed(socket));
-            flooder.join(TimeUnit.SECONDS.toMillis(10));
+            flooder.join(TestTime.millis(10, TimeUnit.SECONDS));
 
             assertThat(errors).as("ERROR frames from the server").hasSize(1);
             assertThat(ErrorCode.get(errors.get(0).code)).isEqualTo(ErrorCode.CONNECTION_ERROR);
@@ -367,14 +372,14 @@ class HostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldDropConnectionThatNeverCompletesAFrame() throws IOException
     {
         try (Rivulet strictNode = Rivulet.launch(new Rivulet.Context()
             .transport(new TcpTransport())
             .threadingMode(ThreadingMode.SHARED)
-            .keepaliveInterval(100, TimeUnit.MILLISECONDS)
-            .keepaliveTimeout(500, TimeUnit.MILLISECONDS)
+            .keepaliveInterval(STRICT_KEEPALIVE_INTERVAL_MS, TimeUnit.MILLISECONDS)
+            .keepaliveTimeout(STRICT_KEEPALIVE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
             .errorHandler(serverErrors::add)))
         {
             final Server strictServer = strictNode.bind("127.0.0.1:0", Responder.builder()
@@ -384,8 +389,8 @@ class HostileFrameTest
 
             try (Socket silent = new Socket(); Socket partial = new Socket())
             {
-                silent.connect(new InetSocketAddress("127.0.0.1", port(strictServer.localAddress())), 5_000);
-                partial.connect(new InetSocketAddress("127.0.0.1", port(strictServer.localAddress())), 5_000);
+                silent.connect(new InetSocketAddress("127.0.0.1", port(strictServer.localAddress())), CONNECT_TIMEOUT_MS);
+                partial.connect(new InetSocketAddress("127.0.0.1", port(strictServer.localAddress())), CONNECT_TIMEOUT_MS);
                 // Half a length prefix, then nothing: a frame that never completes.
                 partial.getOutputStream().write(new byte[]{8, 0});
                 partial.getOutputStream().flush();
@@ -399,8 +404,8 @@ class HostileFrameTest
             try (Rivulet strictClient = Rivulet.launch(new Rivulet.Context()
                 .transport(new TcpTransport())
                 .threadingMode(ThreadingMode.SHARED)
-                .keepaliveInterval(100, TimeUnit.MILLISECONDS)
-                .keepaliveTimeout(500, TimeUnit.MILLISECONDS)
+                .keepaliveInterval(STRICT_KEEPALIVE_INTERVAL_MS, TimeUnit.MILLISECONDS)
+                .keepaliveTimeout(STRICT_KEEPALIVE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
                 .errorHandler(clientErrors::add)))
             {
                 assertEcho(strictClient.connect(strictServer.localAddress()).block(TIMEOUT), "strict");
@@ -421,7 +426,7 @@ class HostileFrameTest
         final List<ErrorFrame> errors;
         try (Socket socket = new Socket())
         {
-            socket.connect(new InetSocketAddress("127.0.0.1", port(server.localAddress())), 5_000);
+            socket.connect(new InetSocketAddress("127.0.0.1", port(server.localAddress())), CONNECT_TIMEOUT_MS);
             socket.getOutputStream().write(hostile);
             socket.getOutputStream().flush();
             errors = parseErrors(readUntilClosed(socket));
@@ -539,9 +544,10 @@ class HostileFrameTest
         fail("timed out waiting for " + what);
     }
 
+    /** A valid SETUP whose keepalive (scaled) keeps the raw peer from being dropped as silent mid-test. */
     private byte[] setup()
     {
-        return prefixed(setup(1, 1000, 5000, SERVER_MAX_FRAME_LENGTH));
+        return prefixed(setup(1, (int)TestTime.millis(1000), (int)TestTime.millis(5000), SERVER_MAX_FRAME_LENGTH));
     }
 
     private byte[] setup(final int version, final int keepaliveMs, final int timeoutMs, final int maxFrameLength)

@@ -6,9 +6,10 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
@@ -28,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class KeepaliveNegotiationTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration TIMEOUT = TestTime.seconds(10);
 
     private final List<Throwable> errors = new CopyOnWriteArrayList<>();
     private final List<Rivulet> nodes = new ArrayList<>();
@@ -43,21 +44,21 @@ class KeepaliveNegotiationTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldKeepIdleConnectionWhenServerTimeoutIsShorterThanClientInterval()
     {
         final Rivulet serverNode = launch(200, 900);
         final Rivulet clientNode = launch(1000, 5000);
-        assertIdleConnectionSurvives(serverNode, clientNode, TimeUnit.MILLISECONDS.toNanos(2500));
+        assertIdleConnectionSurvives(serverNode, clientNode, TestTime.nanos(2500, TimeUnit.MILLISECONDS));
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldKeepIdleConnectionWhenClientTimeoutIsShorterThanServerInterval()
     {
         final Rivulet serverNode = launch(1000, 5000);
         final Rivulet clientNode = launch(200, 900);
-        assertIdleConnectionSurvives(serverNode, clientNode, TimeUnit.MILLISECONDS.toNanos(2500));
+        assertIdleConnectionSurvives(serverNode, clientNode, TestTime.nanos(2500, TimeUnit.MILLISECONDS));
     }
 
     private void assertIdleConnectionSurvives(final Rivulet serverNode, final Rivulet clientNode, final long idleNs)
@@ -82,13 +83,14 @@ class KeepaliveNegotiationTest
             .isEqualTo("echo:after");
     }
 
+    /** Keepalive timings are scaled, like the idle period they are checked against. */
     private Rivulet launch(final long keepaliveIntervalMs, final long keepaliveTimeoutMs)
     {
         final Rivulet node = Rivulet.launch(new Rivulet.Context()
             .transport(new TcpTransport())
             .threadingMode(ThreadingMode.SHARED)
-            .keepaliveInterval(keepaliveIntervalMs, TimeUnit.MILLISECONDS)
-            .keepaliveTimeout(keepaliveTimeoutMs, TimeUnit.MILLISECONDS)
+            .keepaliveInterval(TestTime.millis(keepaliveIntervalMs), TimeUnit.MILLISECONDS)
+            .keepaliveTimeout(TestTime.millis(keepaliveTimeoutMs), TimeUnit.MILLISECONDS)
             .errorHandler(errors::add));
         nodes.add(node);
         return node;

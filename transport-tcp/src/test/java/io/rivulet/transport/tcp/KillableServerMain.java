@@ -5,6 +5,7 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.TestTime;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -23,11 +24,11 @@ public final class KillableServerMain
     {
     }
 
-    /** @param args port, then the longest time to live in seconds. */
+    /** @param args port, then the longest time to live in seconds, scaled like the test's own waits. */
     public static void main(final String[] args)
     {
         final int port = Integer.parseInt(args[0]);
-        final long lifetimeNs = TimeUnit.SECONDS.toNanos(Long.parseLong(args[1]));
+        final long lifetimeNs = TestTime.nanos(Long.parseLong(args[1]), TimeUnit.SECONDS);
         final long pid = ProcessHandle.current().pid();
         try (Rivulet node = Rivulet.launch(new Rivulet.Context().transport(new TcpTransport())
             .threadingMode(ThreadingMode.SHARED)))
@@ -36,7 +37,7 @@ public final class KillableServerMain
                 .requestResponse(request -> Mono.just(Message.of("pid:" + pid)))
                 .requestStream(request -> Flux.interval(Duration.ofMillis(20)).onBackpressureDrop()
                     .map(tick -> Message.of("tick " + tick)))
-                .build()).block(Duration.ofSeconds(30));
+                .build()).block(TestTime.seconds(30));
             final String address = server.localAddress();
             System.out.println("READY " + address.substring(address.lastIndexOf(':') + 1) + " " + pid);
             System.out.flush();

@@ -12,6 +12,7 @@ import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.spi.SocketAddresses;
+import io.rivulet.tck.TestTime;
 import io.rivulet.topic.Publication;
 import io.rivulet.topic.TopicOptions;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -51,8 +52,8 @@ import static org.assertj.core.api.Assertions.fail;
  */
 class LiveConnectionFuzzTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
-    private static final long ANSWER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final Duration TIMEOUT = TestTime.seconds(10);
+    private static final long ANSWER_TIMEOUT_NS = TestTime.nanos(10, TimeUnit.SECONDS);
     private static final int MAX_FRAME_LENGTH = 4096;
 
     private static final List<Throwable> SERVER_ERRORS = new CopyOnWriteArrayList<>();
@@ -122,7 +123,7 @@ class LiveConnectionFuzzTest
         final InetSocketAddress address = SocketAddresses.resolve(server.localAddress());
         try (Socket socket = new Socket())
         {
-            socket.connect(address, 5_000);
+            socket.connect(address, (int)TestTime.millis(5_000));
             socket.setSoTimeout(20);
             socket.getOutputStream().write(wire);
             socket.getOutputStream().flush();
@@ -151,7 +152,9 @@ class LiveConnectionFuzzTest
     {
         final ByteArrayOutputStream wire = new ByteArrayOutputStream();
         final UnsafeBuffer scratch = new UnsafeBuffer(new byte[MAX_FRAME_LENGTH]);
-        frame(wire, scratch, writer.writeSetup(scratch, 0, 1, 1_000, 5_000, MAX_FRAME_LENGTH, new byte[0], new byte[0]));
+        // Keepalive scaled, so that the node does not take the raw peer for a silent one before it answers.
+        frame(wire, scratch, writer.writeSetup(scratch, 0, 1, (int)TestTime.millis(1_000), (int)TestTime.millis(5_000),
+            MAX_FRAME_LENGTH, new byte[0], new byte[0]));
         final ByteBuffer records = ByteBuffer.wrap(input).order(ByteOrder.LITTLE_ENDIAN);
         while (records.remaining() >= Short.BYTES)
         {
@@ -176,7 +179,7 @@ class LiveConnectionFuzzTest
         return ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).putInt(length).array();
     }
 
-    /** Reads and checks the node's frames until it answers the marker KEEPALIVE or closes; fails after 10 s. */
+    /** Reads and checks the node's frames until it answers the marker KEEPALIVE or closes; fails after 10 s (scaled). */
     private void awaitAnswerOrClose(final Socket socket, final long answer) throws IOException
     {
         final InputStream in = socket.getInputStream();

@@ -8,10 +8,11 @@ import io.rivulet.Message;
 import io.rivulet.Reconnector;
 import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
 import reactor.util.retry.Retry;
 
@@ -37,14 +38,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * keepalive timeout, and the client, connecting through a {@link Reconnector}, must reach the new server process
  * started on the same port.
  */
-@Timeout(180)
+@ScaledTimeout(180)
 class PeerKillTest
 {
-    private static final long KEEPALIVE_INTERVAL_MS = 500;
-    private static final long KEEPALIVE_TIMEOUT_MS = 2_000;
+    /* The client's keepalive and the detection slack are scaled alike, so the bound asserted on keeps its meaning. */
+    private static final long KEEPALIVE_INTERVAL_MS = TestTime.millis(500);
+    private static final long KEEPALIVE_TIMEOUT_MS = TestTime.millis(2_000);
     /** Scheduling slack on a loaded 2-core machine; the point is that detection does not wait for anything else. */
-    private static final long SLACK_MS = 5_000;
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final long SLACK_MS = TestTime.millis(5_000);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
 
     private final List<Process> children = new ArrayList<>();
     private Rivulet client;
@@ -63,7 +65,7 @@ class PeerKillTest
         for (final Process child : children)
         {
             child.destroyForcibly();
-            child.waitFor(10, TimeUnit.SECONDS);
+            child.waitFor(TestTime.millis(10, TimeUnit.SECONDS), TimeUnit.MILLISECONDS);
         }
         client.close();
     }
@@ -75,7 +77,7 @@ class PeerKillTest
         final int port = first.port;
         final String address = "127.0.0.1:" + port;
         final Reconnector reconnector = new Reconnector(() -> client.connect(address),
-            Retry.backoff(400, Duration.ofMillis(20)).maxBackoff(Duration.ofMillis(250)));
+            Retry.backoff(400, TestTime.ofMillis(20)).maxBackoff(TestTime.ofMillis(250)));
 
         assertThat(pidOf(reconnector)).isEqualTo(first.pid);
         final Connection firstConnection = reconnector.connection().block(TIMEOUT);
@@ -89,11 +91,11 @@ class PeerKillTest
         assertThat(frozen.millisFromLastItemToError()).as("detected after the last frame, ms")
             .isLessThan(KEEPALIVE_TIMEOUT_MS + KEEPALIVE_INTERVAL_MS + SLACK_MS);
         first.process.destroyForcibly();
-        assertThat(first.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(first.process.waitFor(TestTime.millis(30, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)).isTrue();
 
         // The next subscription reconnects, retrying with back-off until a new process listens on the same port.
         final CompletableFuture<Child> second = CompletableFuture.supplyAsync(() -> startServerUnchecked(port));
-        assertThat(pidOf(reconnector)).as("answered by the new process").isEqualTo(second.get(60, TimeUnit.SECONDS).pid);
+        assertThat(pidOf(reconnector)).as("answered by the new process").isEqualTo(second.get(TestTime.millis(60, TimeUnit.SECONDS), TimeUnit.MILLISECONDS).pid);
         assertThat(reconnector.connections()).isEqualTo(2);
 
         // SIGKILL of a running peer: its kernel closes the socket, the stream ends at once.
@@ -113,7 +115,7 @@ class PeerKillTest
     {
         final Message reply = reconnector.connection()
             .flatMap(connection -> connection.requestResponse(Message.of("pid?")))
-            .block(Duration.ofSeconds(60));
+            .block(TestTime.seconds(60));
         assertThat(reply).isNotNull();
         return Long.parseLong(reply.dataUtf8().substring("pid:".length()));
     }
@@ -121,7 +123,7 @@ class PeerKillTest
     private static void signal(final String signal, final long pid) throws IOException, InterruptedException
     {
         final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(kill.waitFor(TestTime.millis(10, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)).isTrue();
         assertThat(kill.exitValue()).as("kill -%s %d", signal, pid).isZero();
     }
 
@@ -144,6 +146,7 @@ class PeerKillTest
             "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
             "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
             "-Xmx256m",
+            "-D" + TestTime.SCALE_PROPERTY + "=" + TestTime.scale(), // the child scales its own waits alike
             "-cp", System.getProperty("java.class.path"),
             KillableServerMain.class.getName(), Integer.toString(port), "150")).redirectErrorStream(true).start();
         children.add(process);
@@ -166,7 +169,7 @@ class PeerKillTest
         reader.setDaemon(true);
         reader.start();
 
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        final long deadlineNs = System.nanoTime() + TestTime.nanos(60, TimeUnit.SECONDS);
         final StringBuilder output = new StringBuilder();
         while (System.nanoTime() - deadlineNs < 0)
         {
@@ -221,7 +224,7 @@ class PeerKillTest
         {
             try
             {
-                final Throwable failure = error.get(30, TimeUnit.SECONDS);
+                final Throwable failure = error.get(TestTime.millis(30, TimeUnit.SECONDS), TimeUnit.MILLISECONDS);
                 assertThat(failure).as("the stream ended with an error, not completion").isNotNull();
                 return failure;
             }

@@ -6,12 +6,13 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import io.rivulet.topic.Publication;
 import io.rivulet.topic.TopicMessage;
 import io.rivulet.topic.TopicMessage.Kind;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
 
 import java.time.Duration;
@@ -33,10 +34,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its JOINED is delivered once or covered by the GAP. The two sessions' items may interleave (JOINED of the new one
  * can come before END of the old one). Subscribing again afterwards joins the new session.
  */
-@Timeout(120)
+@ScaledTimeout(120)
 class PublisherRestartTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
     private static final String TOPIC = "md.restart";
     private static final int BEFORE_RESTART = 200;
     private static final int AFTER_RESTART = 100;
@@ -60,7 +61,7 @@ class PublisherRestartTest
             final Thread publisher = new Thread(() ->
             {
                 final UnsafeBuffer buffer = new UnsafeBuffer(new byte[Long.BYTES]);
-                final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                final long deadlineNs = System.nanoTime() + TestTime.nanos(60, TimeUnit.SECONDS);
                 long n = 0;
                 // Publish until asked to restart, mid-stream; then close and publish the name again.
                 while (!restart.get() && System.nanoTime() - deadlineNs < 0)
@@ -93,7 +94,7 @@ class PublisherRestartTest
 
             Await.until("data before the restart", () -> count(items, Kind.DATA) >= BEFORE_RESTART);
             restart.set(true);
-            publisher.join(TimeUnit.SECONDS.toMillis(60));
+            publisher.join(TestTime.millis(60, TimeUnit.SECONDS));
             assertThat(publisher.isAlive()).isFalse();
             Await.until(summary(items), () -> count(items, Kind.JOINED) == 2 && count(items, Kind.END) == 1 &&
                 count(items, Kind.DATA) >= dataOfFirstSession(items) + AFTER_RESTART);

@@ -7,9 +7,10 @@ import io.rivulet.Rivulet;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
@@ -23,10 +24,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * subscription after it closes (the server node restarted on the same port), and failed attempts retried with the
  * back-off but never cached.
  */
-@Timeout(120)
+@ScaledTimeout(120)
 class ReconnectTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
 
     private Rivulet client;
     private Rivulet server;
@@ -51,7 +52,7 @@ class ReconnectTest
         server = serverNode();
         final String address = bind(server, "127.0.0.1:0", "first");
         final Mono<Connection> connection = client.connect(address, Responder.none(),
-            Retry.backoff(200, Duration.ofMillis(20)).maxBackoff(Duration.ofMillis(200)));
+            Retry.backoff(200, TestTime.ofMillis(20)).maxBackoff(TestTime.ofMillis(200)));
 
         final Connection first = connection.block(TIMEOUT);
         assertThat(connection.block(TIMEOUT)).as("the same connection while it is open").isSameAs(first);

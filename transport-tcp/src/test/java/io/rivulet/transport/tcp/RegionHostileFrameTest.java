@@ -12,11 +12,12 @@ import io.rivulet.codec.wire.ErrorCode;
 import io.rivulet.region.ExposedRegion;
 import io.rivulet.region.RegionAccess;
 import io.rivulet.region.RegionAccessException;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
 
 import java.io.DataInputStream;
@@ -43,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RegionHostileFrameTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration TIMEOUT = TestTime.seconds(10);
+    private static final int READ_TIMEOUT_MS = (int)TestTime.millis(10_000);
     private static final int LENGTH = 64 * 1024;
 
     private final List<Throwable> serverErrors = new CopyOnWriteArrayList<>();
@@ -73,7 +75,7 @@ class RegionHostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldRefuseOperationsTheRegionDoesNotAllowAndKeepTheConnection() throws IOException
     {
         try (Socket socket = connect())
@@ -111,7 +113,7 @@ class RegionHostileFrameTest
     }
 
     @Test
-    @Timeout(60)
+    @ScaledTimeout(60)
     void shouldCloseAConnectionThatAnswersWhatWasNeverAsked() throws IOException
     {
         assertClosedForViolation(info(77));
@@ -133,7 +135,7 @@ class RegionHostileFrameTest
         {
             send(socket, frame);
             final DataInputStream in = new DataInputStream(socket.getInputStream());
-            socket.setSoTimeout(10_000);
+            socket.setSoTimeout(READ_TIMEOUT_MS);
             while (true)
             {
                 final byte[] received;
@@ -171,7 +173,7 @@ class RegionHostileFrameTest
     /** @return the next region frame the server sends, skipping keepalives. */
     private UnsafeBuffer nextRegionFrame(final Socket socket) throws IOException
     {
-        socket.setSoTimeout(10_000);
+        socket.setSoTimeout(READ_TIMEOUT_MS);
         final DataInputStream in = new DataInputStream(socket.getInputStream());
         for (int i = 0; i < 1000; i++)
         {
@@ -202,8 +204,10 @@ class RegionHostileFrameTest
         final Socket socket = new Socket();
         final String address = server.localAddress();
         socket.connect(new InetSocketAddress("127.0.0.1", Integer.parseInt(address.substring(address.lastIndexOf(':') + 1))),
-            5_000);
-        final int length = writer.writeSetup(scratch, 0, 1, 1000, 5000, 16 * 1024, new byte[0], new byte[0]);
+            (int)TestTime.millis(5_000));
+        // Keepalive scaled, so that the node does not take the raw peer for a silent one mid-test.
+        final int length = writer.writeSetup(scratch, 0, 1, (int)TestTime.millis(1000), (int)TestTime.millis(5000),
+            16 * 1024, new byte[0], new byte[0]);
         send(socket, Arrays.copyOf(scratch.byteArray(), length));
         return socket;
     }

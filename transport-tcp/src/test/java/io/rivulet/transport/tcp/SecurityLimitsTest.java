@@ -9,9 +9,10 @@ import io.rivulet.Rivulet;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.security.Authenticator;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -40,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class SecurityLimitsTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
     private static final Responder SERVER = Responder.builder()
         .requestResponse(request -> "hang".equals(request.dataUtf8()) ? Mono.never() :
             Mono.just(Message.of("echo:" + request.dataUtf8())))
@@ -60,7 +61,7 @@ class SecurityLimitsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldAcceptValidTokenAndRejectBadOrMissingTokensCountingThem()
     {
         final Rivulet serverNode = launch(context -> context.authenticator(Authenticator.tokens("s3cret")));
@@ -86,7 +87,7 @@ class SecurityLimitsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldRefuseConnectionsBeyondMaxConnectionsAndKeepServingTheOthers()
     {
         final Rivulet serverNode = launch(context -> context.maxConnections(2));
@@ -110,7 +111,7 @@ class SecurityLimitsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldFailConnectsBeyondMaxConnectionsLocally()
     {
         final Server server = launch(UnaryOperator.identity()).bind("127.0.0.1:0", SERVER).block(TIMEOUT);
@@ -124,27 +125,29 @@ class SecurityLimitsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldCloseAConnectionThatSendsNoSetupInTimeAndCountIt() throws IOException
     {
-        final Rivulet serverNode = launch(context -> context.setupTimeout(300, TimeUnit.MILLISECONDS));
+        // Scaled, so that the well-behaved client's own SETUP still arrives in time on a slow machine.
+        final long setupTimeoutMs = TestTime.millis(300);
+        final Rivulet serverNode = launch(context -> context.setupTimeout(setupTimeoutMs, TimeUnit.MILLISECONDS));
         final Server server = serverNode.bind("127.0.0.1:0", SERVER).block(TIMEOUT);
         final Connection good = launch(UnaryOperator.identity()).connect(server.localAddress()).block(TIMEOUT);
 
         try (Socket silent = new Socket())
         {
             final String[] hostPort = server.localAddress().split(":");
-            silent.connect(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])), 10_000);
+            silent.connect(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])), (int)TestTime.millis(10_000));
             silent.setSoTimeout((int)TIMEOUT.toMillis());
             final String received = readUntilClosed(silent.getInputStream());
-            assertThat(received).as("the ERROR frame's text").contains("no SETUP within 300 ms");
+            assertThat(received).as("the ERROR frame's text").contains("no SETUP within " + setupTimeoutMs + " ms");
         }
         awaitTrue("server counted the set-up timeout", () -> serverNode.counters().setupTimeouts.get() == 1);
         assertThat(echo(good, "fine")).isEqualTo("echo:fine");
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldRefuseStreamsBeyondMaxStreamsForThatPeerOnly()
     {
         final Rivulet serverNode = launch(context -> context.maxStreams(1));
@@ -171,7 +174,7 @@ class SecurityLimitsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldFailRequestsBeyondMaxPendingRequestsLocallyPerConnection()
     {
         final Server server = launch(UnaryOperator.identity()).bind("127.0.0.1:0", SERVER).block(TIMEOUT);
@@ -195,7 +198,7 @@ class SecurityLimitsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldCloseOnlyTheConnectionThatSendsAMessageBeyondMaxMessageLength()
     {
         final Rivulet serverNode = launch(context -> context.maxMessageLength(64 * 1024));
@@ -212,7 +215,7 @@ class SecurityLimitsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldRejectAClientWhoseFrameLengthExceedsTheServersAndServeOthers()
     {
         final Server server = launch(context -> context.maxFrameLength(16 * 1024)).bind("127.0.0.1:0", SERVER)

@@ -3,6 +3,7 @@ package io.rivulet.transport.tcp;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportSettings;
+import io.rivulet.tck.TestTime;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -21,7 +22,7 @@ final class TcpTestSupport
 {
     static final int MAX_FRAME_LENGTH = 1024;
     static final TransportSettings SETTINGS = new TransportSettings(MAX_FRAME_LENGTH, 64 * 1024, 64 * 1024, 0, 0);
-    static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    static final long TIMEOUT_NS = TestTime.nanos(10, TimeUnit.SECONDS);
     static final int MAX_ITERATIONS = 10_000_000;
 
     private TcpTestSupport()

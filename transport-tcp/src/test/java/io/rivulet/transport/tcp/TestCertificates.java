@@ -1,4 +1,5 @@
 package io.rivulet.transport.tcp;
+import io.rivulet.tck.TestTime;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -137,7 +138,7 @@ final class TestCertificates
             try
             {
                 final byte[] output = process.getInputStream().readAllBytes();
-                if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0)
+                if (!process.waitFor(TestTime.millis(120, TimeUnit.SECONDS), TimeUnit.MILLISECONDS) || process.exitValue() != 0)
                 {
                     process.destroyForcibly();
                     throw new IOException("keytool failed: " + commands[i] + "\n" +

@@ -6,9 +6,10 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -35,10 +36,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class ThreadingModesTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
     private static final int STREAM_LENGTH = 10_000;
     private static final int CHANNEL_LENGTH = 1_000;
-    private static final long INVOKER_DEADLINE_NS = TimeUnit.SECONDS.toNanos(120);
+    private static final long INVOKER_DEADLINE_NS = TestTime.nanos(120, TimeUnit.SECONDS);
     private static final int MAX_INVOKER_CYCLES = 1_000_000_000;
 
     private final List<Throwable> errors = new CopyOnWriteArrayList<>();
@@ -71,7 +72,7 @@ class ThreadingModesTest
 
     @ParameterizedTest(name = "server {0}, client {1}")
     @MethodSource("modes")
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldExchangeEveryInteractionModel(final ThreadingMode serverMode, final ThreadingMode clientMode)
     {
         final Rivulet serverNode = launch(serverMode);
@@ -143,7 +144,7 @@ class ThreadingModesTest
 
     @ParameterizedTest
     @EnumSource(value = ThreadingMode.class, names = {"DEDICATED", "SHARED"})
-    @Timeout(30)
+    @ScaledTimeout(30)
     void shouldRefuseInvokeOutsideInvokerMode(final ThreadingMode mode)
     {
         final Rivulet node = launch(mode);
@@ -154,7 +155,7 @@ class ThreadingModesTest
     }
 
     @Test
-    @Timeout(30)
+    @ScaledTimeout(30)
     void shouldDoNothingUntilInvokedInInvokerMode()
     {
         final Rivulet node = launch(ThreadingMode.INVOKER);
@@ -162,7 +163,7 @@ class ThreadingModesTest
         node.bind("127.0.0.1:0", Responder.none()).subscribe(bound::set, errors::add);
 
         assertThat(bound.get()).as("bound before any invoke()").isNull();
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        final long deadlineNs = System.nanoTime() + TestTime.nanos(10, TimeUnit.SECONDS);
         for (int i = 0; i < 1_000_000 && bound.get() == null && System.nanoTime() - deadlineNs < 0; i++)
         {
             if (node.invoke() == 0)
@@ -228,7 +229,7 @@ class ThreadingModesTest
             running = false;
             try
             {
-                join(TimeUnit.SECONDS.toMillis(10));
+                join(TestTime.millis(10, TimeUnit.SECONDS));
             }
             catch (final InterruptedException ex)
             {

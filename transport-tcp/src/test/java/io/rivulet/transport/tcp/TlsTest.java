@@ -10,9 +10,10 @@ import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
 import io.rivulet.security.Authenticator;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -39,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class TlsTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = TestTime.seconds(30);
     private static final Responder ECHO = Responder.builder()
         .requestResponse(request -> Mono.just(Message.of("echo:" + request.dataUtf8())))
         .requestStream(request -> Flux.range(0, 3).map(i -> Message.of(request.dataBytes())))
@@ -59,7 +60,7 @@ class TlsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldCarryRequestsAndFragmentedMessagesOverTls()
     {
         final Rivulet serverNode = launch(TcpTransport.tls(serverTls()), ThreadingMode.DEDICATED);
@@ -91,11 +92,13 @@ class TlsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldDropAConnectionThatDoesNotCompleteTheHandshakeInTime() throws Exception
     {
-        final Rivulet serverNode = launch(TcpTransport.tls(serverTls().handshakeTimeout(300, TimeUnit.MILLISECONDS)),
-            ThreadingMode.SHARED);
+        // Scaled, so that the well-behaved client's own handshake still completes in time on a slow machine.
+        final long handshakeTimeoutMs = TestTime.millis(300);
+        final Rivulet serverNode = launch(
+            TcpTransport.tls(serverTls().handshakeTimeout(handshakeTimeoutMs, TimeUnit.MILLISECONDS)), ThreadingMode.SHARED);
         final Server server = serverNode.bind("127.0.0.1:0", ECHO).block(TIMEOUT);
         final String[] hostPort = server.localAddress().split(":");
 
@@ -105,7 +108,7 @@ class TlsTest
             assertThat(silent.getInputStream().read()).as("closed by the server without a byte").isEqualTo(-1);
         }
         awaitTrue("server counted the handshake timeout", () -> serverNode.counters().linksRejected.get() == 1);
-        assertThat(errors).anySatisfy(error -> assertThat(error).hasMessageContaining("not complete within 300 ms"));
+        assertThat(errors).anySatisfy(error -> assertThat(error).hasMessageContaining("not complete within " + handshakeTimeoutMs + " ms"));
 
         final Rivulet clientNode = launch(TcpTransport.tls(clientTls()), ThreadingMode.SHARED);
         final Connection connection = clientNode.connect(server.localAddress()).block(TIMEOUT);
@@ -114,7 +117,7 @@ class TlsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldAuthenticateClientCertificateWithMutualTls()
     {
         final Rivulet serverNode = launch(TcpTransport.tls(serverTls().clientAuth(TlsSettings.ClientAuth.REQUIRED)),
@@ -130,7 +133,7 @@ class TlsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldRefuseClientsWithoutTrustedCertificateAndKeepServingOthers()
     {
         final Rivulet serverNode = launch(TcpTransport.tls(serverTls().clientAuth(TlsSettings.ClientAuth.REQUIRED)),
@@ -161,7 +164,7 @@ class TlsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldFailFastWhenPlaintextClientMeetsTlsServer()
     {
         final Rivulet serverNode = launch(TcpTransport.tls(serverTls()), ThreadingMode.SHARED);
@@ -176,7 +179,7 @@ class TlsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldFailFastWhenTlsClientMeetsPlaintextServer()
     {
         final Rivulet serverNode = launch(TcpTransport.plain(), ThreadingMode.SHARED);
@@ -189,7 +192,7 @@ class TlsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldLoadPemCertificateChainKeyAndCa()
     {
         final Rivulet serverNode = launch(TcpTransport.tls(new TlsSettings()
@@ -204,7 +207,7 @@ class TlsTest
     }
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldRejectServerCertificateNotNamingTheHost()
     {
         final Rivulet serverNode = launch(TcpTransport.tls(serverTls()), ThreadingMode.SHARED);
@@ -291,10 +294,10 @@ class TlsTest
         final Rivulet node = Rivulet.launch(context
             .transport(transport)
             .threadingMode(mode)
-            .keepaliveInterval(10, TimeUnit.SECONDS)
-            .keepaliveTimeout(60, TimeUnit.SECONDS)
-            .setupTimeout(60, TimeUnit.SECONDS)
-            .connectTimeout(60, TimeUnit.SECONDS)
+            .keepaliveInterval(TestTime.millis(10, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
+            .keepaliveTimeout(TestTime.millis(60, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
+            .setupTimeout(TestTime.millis(60, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
+            .connectTimeout(TestTime.millis(60, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
             .errorHandler(errors::add));
         nodes.add(node);
         return node;

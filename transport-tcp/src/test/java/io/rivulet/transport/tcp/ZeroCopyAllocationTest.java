@@ -7,9 +7,10 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.ScaledTimeout;
+import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -31,11 +32,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class ZeroCopyAllocationTest
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration TIMEOUT = TestTime.seconds(10);
     private static final int MESSAGE_LENGTH = 64;
     private static final int WARM_UP_MESSAGES = 200_000;
     private static final int MEASURED_MESSAGES = 1_000_000;
-    private static final long DELIVERY_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+    private static final long DELIVERY_TIMEOUT_NS = TestTime.nanos(60, TimeUnit.SECONDS);
     private static final long ALLOCATION_BOUND_BYTES = 256 * 1024;
     private static final long MARKER = 0x5249_5655_4C45_5421L;
 
@@ -43,7 +44,7 @@ class ZeroCopyAllocationTest
     private final List<Throwable> errors = new CopyOnWriteArrayList<>();
 
     @Test
-    @Timeout(180)
+    @ScaledTimeout(180)
     void shouldNotAllocateOnEngineThreadsForOfferedMessages()
     {
         final com.sun.management.ThreadMXBean threads =
@@ -104,9 +105,10 @@ class ZeroCopyAllocationTest
             .transport(new TcpTransport())
             .threadingMode(ThreadingMode.SHARED)
             .threadFactory(factory)
-            // Frequent keepalives so that timer and keepalive work runs during the measurement too.
+            // Frequent keepalives so that timer and keepalive work runs during the measurement too; the
+            // interval sets that load and stays, the timeout is patience and scales.
             .keepaliveInterval(5, TimeUnit.MILLISECONDS)
-            .keepaliveTimeout(2, TimeUnit.SECONDS)
+            .keepaliveTimeout(TestTime.millis(2, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
             .errorHandler(errors::add);
     }
 

@@ -6,10 +6,10 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
@@ -37,7 +37,7 @@ class RdmaRegistrationCountTest
     private final List<Throwable> errors = new CopyOnWriteArrayList<>();
 
     @Test
-    @Timeout(180)
+    @ScaledTimeout(180)
     void shouldRegisterNothingWhileMessagesFlow()
     {
         final RdmaTransport transport = transport();

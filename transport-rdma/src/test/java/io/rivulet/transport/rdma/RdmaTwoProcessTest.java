@@ -6,9 +6,9 @@ import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
 import io.rivulet.Message;
 import io.rivulet.Rivulet;
+import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
@@ -37,7 +37,7 @@ class RdmaTwoProcessTest
     private static final Duration TIMEOUT = TestTime.seconds(30);
 
     @Test
-    @Timeout(120)
+    @ScaledTimeout(120)
     void shouldRunEveryInteractionAcrossProcesses() throws Exception
     {
         final Process child = startChild(RdmaServerMain.class, Long.toString(TestTime.millis(90, TimeUnit.SECONDS)),
@@ -128,6 +128,7 @@ class RdmaTwoProcessTest
             "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
             "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
             "-Xmx256m",
+            "-D" + TestTime.SCALE_PROPERTY + "=" + TestTime.scale(),
             "-cp", System.getProperty("java.class.path"),
             main.getName()));
         command.addAll(List.of(args));

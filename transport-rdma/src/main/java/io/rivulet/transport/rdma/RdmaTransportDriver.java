@@ -279,7 +279,7 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
      * receive slots take the port's UD MTU whatever the datagram length, so no peer can overrun them.
      *
      * <p>Address handles: {@code ibv_create_ah} may block while the kernel resolves a RoCE peer's neighbour (up to about
-     * a second), so on a hardware provider the endpoint makes them on two daemon threads of this driver, and a peer's
+     * a second), so on a hardware provider the endpoint makes them on a daemon thread of this driver, and a peer's
      * sends back-pressure until its handle exists. The soft provider's never block: made on the conductor, so tests stay
      * deterministic.
      */
@@ -307,10 +307,12 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         {
             if (null == addressHandleExecutor)
             {
-                // Two daemon threads, gone when idle: a peer whose neighbour does not answer holds up no other.
+                // One daemon thread, gone when idle: the disni context's bookkeeping of address handles is not
+                // thread-safe, so they are made one at a time (a peer whose neighbour does not answer delays the
+                // next by about a second, on the control plane only).
                 final String name = "rivulet-rdma-address-handles-" + context.deviceName() + "-";
                 final AtomicInteger threads = new AtomicInteger();
-                final ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 10, TimeUnit.SECONDS,
+                final ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
                     new LinkedBlockingQueue<>(), task ->
                     {
                         final Thread thread = new Thread(task, name + threads.incrementAndGet());
@@ -381,7 +383,7 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         }
         if (addressHandleExecutor != null)
         {
-            addressHandleExecutor.shutdown(); // daemon threads: one stuck in ibv_create_ah does not hold the JVM
+            addressHandleExecutor.shutdown(); // a daemon thread: one stuck in ibv_create_ah does not hold the JVM
         }
 
         closeQuietly(memoryPool);

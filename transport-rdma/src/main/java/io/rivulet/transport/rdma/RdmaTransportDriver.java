@@ -27,6 +27,12 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One node's RDMA transport: a device context, a protection domain, a {@link MemoryPool} registered at
@@ -66,6 +72,8 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
     private final ArrayList<RdmaLink> links = new ArrayList<>();
     /** The node's UD endpoint for topic data, when asked for; closed by its owner, and here at the latest. */
     private UdDatagramEndpoint datagramEndpoint;
+    /** Makes the endpoint's address handles off the conductor (hardware providers); shut down with the driver. */
+    private ExecutorService addressHandleExecutor;
     private long nowNs = System.nanoTime();
     private boolean connectionEventsFailed;
     private boolean closed;
@@ -267,7 +275,13 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
      */
     /**
      * Opens the node's one UD queue pair (on this driver's device, with its own protection domain and regions),
-     * through which topic data reaches every peer. Q_Key {@link #DATAGRAM_QKEY}; peers learn it with the address.
+     * through which topic data reaches every peer. Q_Key {@link #DATAGRAM_QKEY}; peers learn it with the address. Its
+     * receive slots take the port's UD MTU whatever the datagram length, so no peer can overrun them.
+     *
+     * <p>Address handles: {@code ibv_create_ah} may block while the kernel resolves a RoCE peer's neighbour (up to about
+     * a second), so on a hardware provider the endpoint makes them on a daemon thread of this driver, and a peer's
+     * sends back-pressure until its handle exists. The soft provider's never block: made on the conductor, so tests stay
+     * deterministic.
      */
     @Override
     public DatagramEndpoint openDatagramEndpoint(final int maxDatagramLength, final int receiveSlots, final int sendSlots)
@@ -284,7 +298,34 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
                 context.deviceName() + " (" + mtu + " bytes): set rivulet.ud.maxPayload to at most " +
                 (mtu - DatagramHeader.DATA_HEADER_LENGTH));
         }
-        datagramEndpoint = new UdDatagramEndpoint(context, maxDatagramLength, receiveSlots, sendSlots, DATAGRAM_QKEY);
+        final Executor executor;
+        if (context instanceof SoftVerbsContext)
+        {
+            executor = Runnable::run;
+        }
+        else
+        {
+            if (null == addressHandleExecutor)
+            {
+                // One daemon thread, gone when idle: the disni context's bookkeeping of address handles is not
+                // thread-safe, so they are made one at a time (a peer whose neighbour does not answer delays the
+                // next by about a second, on the control plane only).
+                final String name = "rivulet-rdma-address-handles-" + context.deviceName() + "-";
+                final AtomicInteger threads = new AtomicInteger();
+                final ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(), task ->
+                    {
+                        final Thread thread = new Thread(task, name + threads.incrementAndGet());
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+                pool.allowCoreThreadTimeOut(true);
+                addressHandleExecutor = pool;
+            }
+            executor = addressHandleExecutor;
+        }
+        datagramEndpoint = new UdDatagramEndpoint(
+            context, maxDatagramLength, receiveSlots, sendSlots, DATAGRAM_QKEY, executor);
         return datagramEndpoint;
     }
 
@@ -339,6 +380,10 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         if (datagramEndpoint != null)
         {
             datagramEndpoint.close();
+        }
+        if (addressHandleExecutor != null)
+        {
+            addressHandleExecutor.shutdown(); // a daemon thread: one stuck in ibv_create_ah does not hold the JVM
         }
 
         closeQuietly(memoryPool);

@@ -75,4 +75,10 @@ final class ReceiveQueue
     {
         head.lazySet(head.get() + 1);
     }
+
+    /** NIC thread: forgets every posted receive, without completions (a queue pair reset). */
+    void discardAll()
+    {
+        head.lazySet(tail.get());
+    }
 }

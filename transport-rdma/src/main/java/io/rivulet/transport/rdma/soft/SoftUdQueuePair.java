@@ -27,7 +27,9 @@ import java.io.IOException;
  *       {@code sourceQpNumber} names the sender. Post receive buffers of at least MTU + 40 bytes: a
  *       smaller one that a datagram does not fit completes with LOCAL_LENGTH_ERROR.</li>
  *   <li>Any error completion moves the queue pair to ERROR (hardware puts a UD send queue in SQE,
- *       which also stops sending); later requests are flushed. Create a new queue pair to recover.</li>
+ *       which also stops sending); later requests are flushed. {@link #recover()} brings it back to RTS with its
+ *       number and Q_Key, as a RESET does on hardware: whatever was still posted is discarded without a
+ *       completion, and the caller posts its receives again.</li>
  * </ul>
  *
  * <p>Posting is thread-safe; everything else runs on the device's NIC thread.
@@ -277,6 +279,40 @@ final class SoftUdQueuePair implements QueuePair
             work++;
         }
         return work;
+    }
+
+    /**
+     * RESET, then INIT, RTR and RTS, in one step on the NIC thread: requests still posted are discarded without
+     * completions (those already flushed stay in the completion queues), datagrams are received again.
+     *
+     * @throws VerbsException when the queue pair was closed.
+     */
+    @Override
+    public void recover() throws IOException
+    {
+        final boolean[] recovered = new boolean[1];
+        if (!destroyed)
+        {
+            context.nic().runSync(() -> recovered[0] = resetOnNic());
+        }
+        if (!recovered[0])
+        {
+            throw new VerbsException("UD queue pair " + qpNumber + " is closed");
+        }
+    }
+
+    private boolean resetOnNic()
+    {
+        if (destroyed)
+        {
+            return false;
+        }
+        transmitIndex = sendQueue.tail();
+        sendQueue.freeTo(transmitIndex);
+        receiveQueue.discardAll();
+        errorEntered = false;
+        state = QpState.RTS;
+        return true;
     }
 
     /** NIC thread: flush and forget. */

@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma.soft;
 
+import io.rivulet.transport.rdma.jni.Gid;
 import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
@@ -18,6 +19,8 @@ import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -225,6 +228,27 @@ public final class SoftVerbsContext implements VerbsContext
             throw new VerbsException("protection domain of another device");
         }
         return new SoftAddressHandle(this, remote, Addresses.parseGid(remote.gid()));
+    }
+
+    /**
+     * A soft gid is {@code host:port}; the GRH of its datagrams carries the 16-byte GID of the host alone (IPv4-mapped
+     * for IPv4, in an IPv6-style GRH: see {@link SoftDatagrams}), so devices on one loopback address share it.
+     */
+    @Override
+    public Gid udSourceOf(final UdAddress remote) throws VerbsException
+    {
+        final InetSocketAddress address;
+        try
+        {
+            address = Addresses.parseGid(null == remote ? null : remote.gid());
+        }
+        catch (final IOException ex)
+        {
+            throw new VerbsException(ex.getMessage(), ex);
+        }
+        final byte[] gid = Addresses.gidBytes(address.getAddress());
+        final ByteBuffer bytes = ByteBuffer.wrap(gid).order(ByteOrder.BIG_ENDIAN);
+        return new Gid(bytes.getLong(0), bytes.getLong(8), 0);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.rivulet.transport.rdma.verbs;
 
+import io.rivulet.transport.rdma.jni.Gid;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
@@ -92,6 +94,24 @@ public interface VerbsContext extends AutoCloseable
      * @param remote the remote queue pair's address.
      */
     AddressHandle createAddressHandle(ProtectionDomain pd, UdAddress remote) throws IOException;
+
+    /**
+     * Who a datagram sent from {@code remote}'s queue pair says it comes from when it reaches a receiver: the source
+     * GID its GRH carries and the source LID its receive completion reports. A UD receiver compares them with the
+     * completion and the GRH to name the sender, since QP numbers alone repeat across hosts.
+     *
+     * <p>Default: the hardware providers' gid text ({@code <8 groups of hex digits>/<lid>}, {@link Gid}), which is
+     * exactly that GID and LID. A provider whose gid text is something else (soft: host and port) says what its
+     * datagrams carry. Control plane; may allocate.
+     *
+     * @param remote a UD address as its queue pair reported it (from the network: parsed strictly).
+     * @return the GID (big-endian halves) and LID; the LID is 0 where only the GID routes (RoCE).
+     * @throws VerbsException when the address's gid is malformed.
+     */
+    default Gid udSourceOf(final UdAddress remote) throws VerbsException
+    {
+        return Gid.parse(remote.gid());
+    }
 
     @Override
     void close();

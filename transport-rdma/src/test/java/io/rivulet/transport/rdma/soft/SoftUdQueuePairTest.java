@@ -12,6 +12,7 @@ import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
 import io.rivulet.transport.rdma.verbs.SendWorkRequest;
 import io.rivulet.transport.rdma.verbs.UdAddress;
+import io.rivulet.transport.rdma.verbs.VerbsException;
 import io.rivulet.transport.rdma.verbs.WcOpcode;
 import io.rivulet.transport.rdma.verbs.WcStatus;
 import io.rivulet.transport.rdma.verbs.WorkCompletion;
@@ -31,6 +32,7 @@ import static io.rivulet.transport.rdma.soft.SoftTestSupport.assertNoCompletion;
 import static io.rivulet.transport.rdma.soft.SoftTestSupport.await;
 import static io.rivulet.transport.rdma.soft.SoftTestSupport.pollOne;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SoftUdQueuePairTest
 {
@@ -161,6 +163,99 @@ class SoftUdQueuePairTest
             assertThat(tooLong.status()).isEqualTo(WcStatus.LOCAL_LENGTH_ERROR);
             assertThat(sender.state()).isEqualTo(QpState.ERROR);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void shouldBringAUdQueuePairBackFromAFailedReceiveWithItsNumber(final Mode mode) throws IOException
+    {
+        final SoftVerbsProvider provider = mode.provider();
+        try (Device a = new Device(provider, 64); Device b = new Device(provider, 64))
+        {
+            final QueuePair sender = a.context.createUdQueuePair(a.udConfig(16, QKEY));
+            final QueuePair receiver = b.context.createUdQueuePair(b.udConfig(16, QKEY));
+            final MemoryRegion source = a.register(4096, Access.LOCAL_WRITE);
+            final MemoryRegion sink = b.register(8192, Access.LOCAL_WRITE);
+            final AddressHandle ah = a.context.createAddressHandle(a.pd, receiver.udAddress());
+            final UdAddress address = receiver.udAddress();
+
+            // A receive too small for the datagram fails and moves the queue pair to ERROR; the next is flushed.
+            receiver.postReceive(receive.set(1, sink.address(), GRH + 4, sink.lkey()));
+            receiver.postReceive(receive.set(2, sink.address() + 4096, 4096 + GRH, sink.lkey()));
+            sendTo(sender, ah, receiver, source, 64, 1);
+            final WorkCompletion tooSmall = pollOne(b.receiveCq);
+            assertThat(tooSmall.wrId()).isEqualTo(1);
+            assertThat(tooSmall.status()).isEqualTo(WcStatus.LOCAL_LENGTH_ERROR);
+            assertThat(pollOne(b.receiveCq).status()).isEqualTo(WcStatus.WR_FLUSH_ERROR);
+            assertThat(receiver.state()).isEqualTo(QpState.ERROR);
+            receiver.postReceive(receive.set(3, sink.address(), 4096 + GRH, sink.lkey()));
+            assertThat(pollOne(b.receiveCq).status()).as("posted in ERROR: flushed").isEqualTo(WcStatus.WR_FLUSH_ERROR);
+
+            receiver.recover();
+            assertThat(receiver.state()).isEqualTo(QpState.RTS);
+            assertThat(receiver.qpNumber()).isEqualTo(address.qpNumber());
+            assertThat(receiver.udAddress()).isEqualTo(address);
+            assertNoCompletion(b.receiveCq, TimeUnit.MILLISECONDS.toNanos(20));
+            receiver.postReceive(receive.set(4, sink.address(), 4096 + GRH, sink.lkey()));
+            source.buffer().putLong(0, 0x0102030405060708L);
+            sendTo(sender, ah, receiver, source, 64, 2);
+            final WorkCompletion received = pollOne(b.receiveCq);
+            assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(received.wrId()).isEqualTo(4);
+            assertThat(received.byteLength()).isEqualTo(GRH + 64);
+            assertThat(sink.buffer().getLong(GRH)).isEqualTo(0x0102030405060708L);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void shouldDiscardWhatIsPostedWhenRecoveringAndSendAgain(final Mode mode) throws IOException
+    {
+        final SoftVerbsProvider provider = mode.provider().withMtu(1024);
+        try (Device a = new Device(provider, 64); Device b = new Device(provider, 64))
+        {
+            final QueuePair sender = a.context.createUdQueuePair(a.udConfig(16, QKEY));
+            final QueuePair receiver = b.context.createUdQueuePair(b.udConfig(16, QKEY));
+            final MemoryRegion source = a.register(4096, Access.LOCAL_WRITE);
+            final MemoryRegion sink = b.register(8192, Access.LOCAL_WRITE);
+            final AddressHandle ah = a.context.createAddressHandle(a.pd, receiver.udAddress());
+
+            // A send longer than the MTU fails the sender.
+            sender.postSend(send.clear().wrId(1).opcode(Opcode.SEND).flags(SendWorkRequest.SIGNALED)
+                .addSge(source.address(), 1025, source.lkey()).ud(ah, receiver.qpNumber(), QKEY));
+            assertThat(pollOne(a.sendCq).status()).isEqualTo(WcStatus.LOCAL_LENGTH_ERROR);
+            assertThat(sender.state()).isEqualTo(QpState.ERROR);
+
+            // Receives posted before a recovery are gone after it, without completions, as a RESET drops them.
+            receiver.postReceive(receive.set(10, sink.address(), 1024 + GRH, sink.lkey()));
+            receiver.recover();
+            sender.recover();
+            assertThat(sender.state()).isEqualTo(QpState.RTS);
+            sendTo(sender, ah, receiver, source, 64, 2);
+            await(() -> b.context.datagramsDroppedNoReceive() == 1, "the datagram dropped: no receive survived");
+            assertNoCompletion(b.receiveCq, TimeUnit.MILLISECONDS.toNanos(20));
+
+            receiver.postReceive(receive.set(11, sink.address(), 1024 + GRH, sink.lkey()));
+            sendTo(sender, ah, receiver, source, 1024, 3);
+            final WorkCompletion received = pollOne(b.receiveCq);
+            assertThat(received.wrId()).isEqualTo(11);
+            assertThat(received.byteLength()).isEqualTo(GRH + 1024);
+
+            receiver.close();
+            assertThatThrownBy(receiver::recover).isInstanceOf(VerbsException.class).hasMessageContaining("closed");
+        }
+    }
+
+    private void sendTo(
+        final QueuePair sender,
+        final AddressHandle ah,
+        final QueuePair receiver,
+        final MemoryRegion source,
+        final int length,
+        final long wrId) throws IOException
+    {
+        sender.postSend(send.clear().wrId(wrId).opcode(Opcode.SEND).flags(SendWorkRequest.SIGNALED)
+            .addSge(source.address(), length, source.lkey()).ud(ah, receiver.qpNumber(), QKEY));
     }
 
     @ParameterizedTest

@@ -4,6 +4,7 @@ import io.rivulet.protocol.datagram.DatagramPublisher;
 import io.rivulet.protocol.datagram.DatagramSettings;
 import io.rivulet.protocol.datagram.DatagramSubscriber;
 import io.rivulet.protocol.datagram.SwiftSettings;
+import io.rivulet.transport.rdma.jni.Gid;
 import io.rivulet.transport.rdma.soft.SoftFabric;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
 import io.rivulet.transport.rdma.soft.SoftVerbsProvider;
@@ -17,6 +18,7 @@ import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
 import io.rivulet.transport.rdma.verbs.UdAddress;
 import io.rivulet.transport.rdma.verbs.VerbsContext;
+import io.rivulet.transport.rdma.verbs.VerbsException;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -210,6 +212,12 @@ class UdThousandSubscribersTest
         public int udMtu() throws IOException
         {
             return delegate.udMtu();
+        }
+
+        @Override
+        public Gid udSourceOf(final UdAddress remote) throws VerbsException
+        {
+            return delegate.udSourceOf(remote);
         }
 
         @Override

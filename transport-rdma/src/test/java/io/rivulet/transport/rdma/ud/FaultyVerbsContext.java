@@ -73,6 +73,12 @@ public final class FaultyVerbsContext implements VerbsContext
     }
 
     @Override
+    public long totalRegistrations()
+    {
+        return delegate.totalRegistrations();
+    }
+
+    @Override
     public ProtectionDomain allocateProtectionDomain() throws IOException
     {
         return delegate.allocateProtectionDomain();

@@ -268,12 +268,6 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Closes listeners, connectors and links (their queue pairs and completion queues), then the memory
-     * pool, the protection domain and the device context.
-     */
-    /**
      * Opens the node's one UD queue pair (on this driver's device, with its own protection domain and regions),
      * through which topic data reaches every peer. Q_Key {@link #DATAGRAM_QKEY}; peers learn it with the address. Its
      * receive slots take the port's UD MTU whatever the datagram length, so no peer can overrun them.
@@ -352,6 +346,12 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         return context instanceof SoftVerbsContext ? SoftDatagramDefaults.adjust(defaults) : defaults.validate();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Closes listeners, connectors and links (their queue pairs and completion queues), then the memory
+     * pool, the protection domain and the device context.
+     */
     @Override
     public void close()
     {

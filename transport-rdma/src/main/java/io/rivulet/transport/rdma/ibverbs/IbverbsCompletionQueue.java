@@ -79,7 +79,10 @@ final class IbverbsCompletionQueue implements CompletionQueue
         for (int i = 0; i < polled; i++)
         {
             final WorkCompletion completion = completions[i];
-            if (completion.status() != WcStatus.SUCCESS)
+            // A flush only follows the error that moved the queue pair to ERROR (or a disconnect, reported by the
+            // connection): a stale one, polled after a UD queue pair was recovered, must not mark it again.
+            final WcStatus status = completion.status();
+            if (status != WcStatus.SUCCESS && status != WcStatus.WR_FLUSH_ERROR)
             {
                 onError(completion.qpNumber());
             }

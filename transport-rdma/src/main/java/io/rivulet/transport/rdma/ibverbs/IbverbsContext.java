@@ -77,7 +77,8 @@ final class IbverbsContext implements VerbsContext
     private UdPort udPort;
     private boolean cmPolled;
     private long lastCmPollNs;
-    private boolean closed;
+    /** Read by the address-handle thread too. */
+    private volatile boolean closed;
 
     private IbverbsContext(
         final IbverbsSettings settings,

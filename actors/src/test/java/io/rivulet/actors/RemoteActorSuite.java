@@ -206,6 +206,10 @@ public abstract class RemoteActorSuite
     {
         final ActorRef<String> silent = systemB.spawn("silent", (context, message) -> Behaviors.same());
         final ActorRef<String> remote = systemA.lookup(silent.path(), String.class);
+        // The channel to B is open before the ask, so that the ask reaches the silent actor however slow the machine
+        // is at connecting: a timeout that fired while connecting would cancel the ask before it was sent.
+        remote.tell("hello");
+        Await.until("the silent actor handled the tell", () -> systemB.stats(silent).processed() == 1);
 
         StepVerifier.create(remote.ask("anyone there?", String.class, Duration.ofMillis(200)))
             .expectErrorSatisfies(error -> assertThat(error)
@@ -213,7 +217,7 @@ public abstract class RemoteActorSuite
                 .hasMessageContaining(silent.path()))
             .verify(TIMEOUT);
         assertThat(systemA.counters().askTimeouts.get()).isEqualTo(1);
-        Await.until("the silent actor handled the ask", () -> systemB.stats(silent).processed() == 1);
+        Await.until("the silent actor handled the ask", () -> systemB.stats(silent).processed() == 2);
     }
 
     @Test

@@ -9,8 +9,7 @@ import io.rivulet.transport.rdma.verbs.WcStatus;
 import io.rivulet.transport.rdma.verbs.WorkCompletion;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 
 /**
  * {@code ibv_cq} through DiSNI, busy-polled with prebuilt {@code SVCPollCq}s (one JNI call per poll, no
@@ -29,11 +28,13 @@ import java.util.List;
 final class DisniCompletionQueue implements CompletionQueue
 {
     private static final IbvWC[] NO_WCS = new IbvWC[0];
+    private static final CompletionQueueUser[] NO_USERS = new CompletionQueueUser[0];
 
     private final DisniVerbsContext context;
     private final IbvCQ cq;
     private final int entries;
-    private final List<CompletionQueueUser> queuePairs = new ArrayList<>(2);
+    /** Copied on change (the owner thread attaches and detaches), read by the polling thread: usually one. */
+    private volatile CompletionQueueUser[] queuePairs = NO_USERS;
     private IbvWC[] wcs = NO_WCS;
     /** Prebuilt poll calls by count (index 1..wcs.length), made when first asked for. */
     private SVCPollCq[] pollCalls = new SVCPollCq[1];
@@ -95,7 +96,8 @@ final class DisniCompletionQueue implements CompletionQueue
             throw new VerbsException("ibv_poll_cq failed: " + DisniAvailability.text(ex), ex);
         }
 
-        final CompletionQueueUser soleQueuePair = queuePairs.size() == 1 ? queuePairs.get(0) : null;
+        final CompletionQueueUser[] users = queuePairs;
+        final CompletionQueueUser soleQueuePair = users.length == 1 ? users[0] : null;
         final int qpNumberIfUnknown = null == soleQueuePair ? 0 : soleQueuePair.qpNumber();
         for (int i = 0; i < polled; i++)
         {
@@ -143,9 +145,12 @@ final class DisniCompletionQueue implements CompletionQueue
     /** A queue pair uses this CQ for sends or receives (called once for each role). */
     void attach(final CompletionQueueUser queuePair, final int workRequests)
     {
-        if (!queuePairs.contains(queuePair))
+        final CompletionQueueUser[] current = queuePairs;
+        if (indexOf(current, queuePair) < 0)
         {
-            queuePairs.add(queuePair);
+            final CompletionQueueUser[] next = Arrays.copyOf(current, current.length + 1);
+            next[current.length] = queuePair;
+            queuePairs = next;
         }
         attachedWorkRequests += workRequests;
         if (attachedWorkRequests > entries && !overrunWarned)
@@ -160,14 +165,34 @@ final class DisniCompletionQueue implements CompletionQueue
 
     void detach(final CompletionQueueUser queuePair, final int workRequests)
     {
-        queuePairs.remove(queuePair);
+        final CompletionQueueUser[] current = queuePairs;
+        final int index = indexOf(current, queuePair);
+        if (index >= 0)
+        {
+            final CompletionQueueUser[] next = new CompletionQueueUser[current.length - 1];
+            System.arraycopy(current, 0, next, 0, index);
+            System.arraycopy(current, index + 1, next, index, current.length - index - 1);
+            queuePairs = next;
+        }
         attachedWorkRequests -= workRequests;
+    }
+
+    private static int indexOf(final CompletionQueueUser[] users, final CompletionQueueUser user)
+    {
+        for (int i = 0; i < users.length; i++)
+        {
+            if (users[i] == user)
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     @Override
     public String toString()
     {
-        return "DisniCompletionQueue{entries=" + entries + ", queuePairs=" + queuePairs.size() + "}";
+        return "DisniCompletionQueue{entries=" + entries + ", queuePairs=" + queuePairs.length + "}";
     }
 
     /** A longer poll than any before: a longer array of DiSNI completions, so the calls over the old one go. */

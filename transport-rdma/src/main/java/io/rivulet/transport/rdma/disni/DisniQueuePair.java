@@ -28,7 +28,8 @@ import java.io.IOException;
  * completion seen on a CQ it has to itself. Sends are refused before RTS (the device would reject them
  * with an opaque EINVAL); receives may be posted from INIT on.
  *
- * <p>Not thread-safe.
+ * <p>Sends are posted by one thread and receives by one (possibly another); the connection manager's events, on
+ * the context's owner thread, move the state, which is volatile.
  */
 final class DisniQueuePair implements QueuePair, CompletionQueueUser
 {
@@ -42,8 +43,8 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
     private final DisniCompletionQueue receiveCq;
     private final PostSendCalls sendCalls;
     private final PostRecvCalls receiveCalls;
-    private QpState state = QpState.INIT;
-    private boolean destroyed;
+    private volatile QpState state = QpState.INIT;
+    private volatile boolean destroyed;
     private SendChain atomicRequest;
     private long nativeQp;
 
@@ -94,9 +95,10 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
         {
             throw new VerbsException("queue pair " + qpNumber + " is closed");
         }
-        if (state == QpState.INIT || state == QpState.RESET)
+        final QpState current = state;
+        if (current == QpState.INIT || current == QpState.RESET)
         {
-            throw new VerbsException("queue pair " + qpNumber + " is in " + state + ": sends need an established " +
+            throw new VerbsException("queue pair " + qpNumber + " is in " + current + ": sends need an established " +
                 "connection (CmConnection.poll() returned the queue pair)");
         }
         WorkRequests.validateSend(request, maxInlineData);

@@ -43,7 +43,12 @@ import java.util.List;
  * {@link DisniSettings#cmPollIntervalNs()}) and one completion channel for all its CQs (required by
  * DiSNI's {@code createCQ}, never waited on: CQs are busy-polled).
  *
- * <p>Not thread-safe: one thread (the engine's conductor) uses a context and everything created from it.
+ * <p>Connection management progresses only in {@link #pollConnectionEvents()} (and the {@code poll} methods of
+ * listeners and connections, which call it), on the thread that owns the context.
+ *
+ * <p>Not thread-safe: one thread (the engine's conductor) uses a context and everything created from it, except that
+ * a queue pair may post and its completion queues be polled from one other thread (the sender), and
+ * {@link DisniConnection#isDisconnected()} may be asked from any thread.
  */
 final class DisniVerbsContext implements VerbsContext
 {
@@ -371,23 +376,30 @@ final class DisniVerbsContext implements VerbsContext
     // ---------------------------------------------------------------- for the context's resources
 
     /**
-     * Drains pending RDMA CM events (at most every {@link DisniSettings#cmPollIntervalNs()}) into the
-     * listeners and connections they concern. Never blocks: DiSNI's {@code getCmEvent(0)} polls the
-     * channel's descriptor with a zero timeout and returns null when nothing is pending.
+     * Takes pending RDMA CM events (at most every {@link DisniSettings#cmPollIntervalNs()}) and hands each to the
+     * listener, request or connection it concerns. Never blocks: DiSNI's {@code getCmEvent(0)} polls the channel's
+     * descriptor with a zero timeout and returns null when nothing is pending.
+     *
+     * <p>Only the context's owner thread (the engine's conductor, every duty cycle) may call it, directly or through
+     * a listener's or connection's {@code poll()}: DiSNI's event channel looks ids up in, and adds the ids of new
+     * requests to, a map that is not thread-safe, and the handlers queue requests and move set-ups on. Everything
+     * other threads ask ({@link DisniConnection#isDisconnected()}) is read from what the events left.
      */
-    void pollCmEvents() throws IOException
+    @Override
+    public int pollConnectionEvents() throws IOException
     {
         if (closed)
         {
-            return;
+            return 0;
         }
         final long nowNs = nowNs();
         if (cmPolled && nowNs - lastCmPollNs < settings.cmPollIntervalNs())
         {
-            return;
+            return 0;
         }
         cmPolled = true;
         lastCmPollNs = nowNs;
+        int handled = 0;
         for (int i = 0; i < MAX_CM_EVENTS_PER_POLL; i++)
         {
             final RdmaCmEvent event = channel.getCmEvent(0);
@@ -395,6 +407,7 @@ final class DisniVerbsContext implements VerbsContext
             {
                 break;
             }
+            handled++;
             final RdmaCmEvent.EventType type =
                 dispatcher.dispatch(event.getEvent(), event.getListenIdPriv(), event.getConnIdPriv());
             if (null == type)
@@ -408,6 +421,7 @@ final class DisniVerbsContext implements VerbsContext
                 }
             }
         }
+        return handled;
     }
 
     RdmaCmId createId() throws IOException

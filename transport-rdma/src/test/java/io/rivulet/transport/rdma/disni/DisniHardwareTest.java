@@ -1,7 +1,9 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.transport.rdma.HardwareRdma;
 import io.rivulet.transport.rdma.VerbsHardwareSuite;
 import io.rivulet.transport.rdma.verbs.Opcode;
+import io.rivulet.transport.rdma.verbs.QpState;
 import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
 import io.rivulet.transport.rdma.verbs.SendWorkRequest;
 import io.rivulet.transport.rdma.verbs.VerbsProvider;
@@ -11,6 +13,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -45,5 +48,48 @@ class DisniHardwareTest extends VerbsHardwareSuite
         }
         assertThat(((DisniQueuePair)pair.clientQp()).sendCallBuilds()).isEqualTo(1);
         assertThat(((DisniQueuePair)pair.serverQp()).receiveCallBuilds()).isEqualTo(8);
+    }
+
+    /**
+     * The sender thread asks {@code isDisconnected()} after a failed post (DEDICATED mode); it must never take the
+     * context's connection manager events, which only the conductor may (DiSNI's id map and the listener's queue are
+     * not thread-safe). So however often another thread asks, the peer's DISCONNECTED waits on the event channel
+     * until the owner takes it.
+     */
+    @Test
+    void shouldLeaveConnectionManagerEventsToTheContextsOwnerThread() throws Exception
+    {
+        final Connected pair = connect(0);
+        pair.clientConnection().close();
+
+        final AtomicInteger seenDisconnected = new AtomicInteger();
+        final long askForNs = HardwareRdma.timeoutNs(1);
+        final Thread sender = new Thread(() ->
+        {
+            final long deadline = System.nanoTime() + askForNs;
+            while (System.nanoTime() - deadline < 0)
+            {
+                if (pair.serverConnection().isDisconnected())
+                {
+                    seenDisconnected.incrementAndGet();
+                }
+                Thread.onSpinWait();
+            }
+        }, "sender");
+        sender.start();
+        sender.join();
+        assertThat(seenDisconnected.get()).as("disconnects seen without the owner taking events").isZero();
+        assertThat(pair.serverQp().state()).isEqualTo(QpState.RTS);
+
+        int handled = 0;
+        final long deadline = System.nanoTime() + HardwareRdma.timeoutNs(20);
+        while (!pair.serverConnection().isDisconnected())
+        {
+            assertThat(System.nanoTime() - deadline).as("DISCONNECTED taken by the owner in time").isNegative();
+            handled += server.context.pollConnectionEvents();
+            Thread.onSpinWait();
+        }
+        assertThat(handled).isPositive();
+        assertThat(pair.serverQp().state()).isEqualTo(QpState.ERROR);
     }
 }

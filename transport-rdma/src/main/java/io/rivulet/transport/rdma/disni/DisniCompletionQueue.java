@@ -16,9 +16,10 @@ import java.util.Arrays;
  * allocation once warm): DiSNI fixes the count of a poll call when it builds it, so one call is kept per count
  * asked for, over one array of DiSNI completions as long as the longest poll.
  *
- * <p>Error completions: DiSNI copies only wr_id, status and opcode for them, so they report the
- * queue pair number only when a single queue pair uses this CQ (otherwise 0): a transport sharing a
- * CQ between queue pairs should encode the queue pair in the wr_id.
+ * <p>Error completions: DiSNI copies only wr_id, status and opcode of them into Java (see
+ * {@link DisniWorkRequests#toCompletion}), so they report opcode UNKNOWN, no vendor detail, and the queue pair
+ * number only when a single queue pair uses this CQ (otherwise 0), which is then marked ERROR: a transport sharing
+ * a CQ between queue pairs should encode the queue pair in the wr_id.
  *
  * <p>Overflow: a CQ must hold every completion its queue pairs can have outstanding; on hardware an
  * overrun moves them all to the error state.

@@ -10,6 +10,7 @@ import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
 import io.rivulet.transport.rdma.verbs.SendWorkRequest;
 import io.rivulet.transport.rdma.verbs.VerbsProvider;
+import io.rivulet.transport.rdma.verbs.WcOpcode;
 import io.rivulet.transport.rdma.verbs.WcStatus;
 import io.rivulet.transport.rdma.verbs.WorkCompletion;
 import org.junit.jupiter.api.Tag;
@@ -94,6 +95,24 @@ class DisniHardwareTest extends VerbsHardwareSuite
         }
         assertThat(handled).isPositive();
         assertThat(pair.serverQp().state()).isEqualTo(QpState.ERROR);
+    }
+
+    @Test
+    void shouldReportOnlyWhatIbverbsDefinesInAnErrorCompletion() throws IOException
+    {
+        final Connected pair = connect(0);
+        pair.clientQp().postSend(new SendWorkRequest().wrId(77).opcode(Opcode.RDMA_READ).flags(SendWorkRequest.SIGNALED)
+            .addSge(client.recvRegion.address(), 8, client.recvRegion.lkey())
+            .remote(server.remoteRegion.address(), server.remoteRegion.rkey() + 1));
+
+        final WorkCompletion failed = await(client.sendCq);
+        assertThat(failed.wrId()).isEqualTo(77);
+        assertThat(failed.status()).isIn(WcStatus.REMOTE_ACCESS_ERROR, WcStatus.REMOTE_INVALID_REQUEST_ERROR);
+        assertThat(failed.opcode()).as("undefined in an error completion").isEqualTo(WcOpcode.UNKNOWN);
+        assertThat(failed.qpNumber()).as("the CQ's only queue pair").isEqualTo(pair.clientQp().qpNumber());
+        assertThat(failed.byteLength()).isZero();
+        assertThat(failed.vendorError()).as("DiSNI does not hand vendor_err of an error to Java").isZero();
+        assertThat(pair.clientQp().state()).isEqualTo(QpState.ERROR);
     }
 
     @Test

@@ -1,8 +1,6 @@
 package io.rivulet.transport.rdma.disni;
 
 import com.ibm.disni.verbs.IbvCQ;
-import com.ibm.disni.verbs.IbvWC;
-import com.ibm.disni.verbs.SVCPollCq;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.VerbsException;
 import io.rivulet.transport.rdma.verbs.WcStatus;
@@ -14,7 +12,7 @@ import java.util.Arrays;
 /**
  * {@code ibv_cq} through DiSNI, busy-polled with prebuilt {@code SVCPollCq}s (one JNI call per poll, no
  * allocation once warm): DiSNI fixes the count of a poll call when it builds it, so one call is kept per count
- * asked for, over one array of DiSNI completions as long as the longest poll.
+ * asked for, over one array of DiSNI completions ({@link PollCqCalls}).
  *
  * <p>Error completions: DiSNI copies only wr_id, status and opcode of them into Java (see
  * {@link DisniWorkRequests#toCompletion}), so they report opcode UNKNOWN, no vendor detail, and the queue pair
@@ -24,11 +22,11 @@ import java.util.Arrays;
  * <p>Overflow: a CQ must hold every completion its queue pairs can have outstanding; on hardware an
  * overrun moves them all to the error state.
  *
- * <p>Not thread-safe.
+ * <p>Polled by one thread at a time (the sender's, for a link's send CQ); queue pairs attach and detach from the
+ * owner thread.
  */
 final class DisniCompletionQueue implements CompletionQueue
 {
-    private static final IbvWC[] NO_WCS = new IbvWC[0];
     private static final CompletionQueueUser[] NO_USERS = new CompletionQueueUser[0];
 
     private final DisniVerbsContext context;
@@ -36,18 +34,17 @@ final class DisniCompletionQueue implements CompletionQueue
     private final int entries;
     /** Copied on change (the owner thread attaches and detaches), read by the polling thread: usually one. */
     private volatile CompletionQueueUser[] queuePairs = NO_USERS;
-    private IbvWC[] wcs = NO_WCS;
-    /** Prebuilt poll calls by count (index 1..wcs.length), made when first asked for. */
-    private SVCPollCq[] pollCalls = new SVCPollCq[1];
+    private final PollCqCalls pollCalls;
     private int attachedWorkRequests;
     private boolean overrunWarned;
-    private boolean closed;
+    private volatile boolean closed;
 
     DisniCompletionQueue(final DisniVerbsContext context, final IbvCQ cq, final int entries)
     {
         this.context = context;
         this.cq = cq;
         this.entries = entries;
+        this.pollCalls = new PollCqCalls(cq::poll);
     }
 
     DisniVerbsContext context()
@@ -77,20 +74,10 @@ final class DisniCompletionQueue implements CompletionQueue
         {
             return 0;
         }
-        if (count > wcs.length)
-        {
-            grow(count);
-        }
-        SVCPollCq pollCall = pollCalls[count];
-        if (null == pollCall)
-        {
-            pollCall = prepare(count);
-        }
-
         final int polled;
         try
         {
-            polled = pollCall.execute().getPolls();
+            polled = pollCalls.poll(count, completions.length);
         }
         catch (final IOException ex)
         {
@@ -108,7 +95,7 @@ final class DisniCompletionQueue implements CompletionQueue
                 completion = new WorkCompletion();
                 completions[i] = completion;
             }
-            DisniWorkRequests.toCompletion(wcs[i], completion, qpNumberIfUnknown);
+            DisniWorkRequests.toCompletion(pollCalls.wc(i), completion, qpNumberIfUnknown);
             if (completion.status() != WcStatus.SUCCESS && null != soleQueuePair)
             {
                 soleQueuePair.onError();
@@ -117,7 +104,7 @@ final class DisniCompletionQueue implements CompletionQueue
         return polled;
     }
 
-    /** Frees the poll call and destroys the CQ (fails with EBUSY while queue pairs use it). Idempotent. */
+    /** Frees the poll calls and destroys the CQ (fails with EBUSY while queue pairs use it). Idempotent. */
     @Override
     public void close()
     {
@@ -126,7 +113,7 @@ final class DisniCompletionQueue implements CompletionQueue
             return;
         }
         closed = true;
-        freePollCalls();
+        pollCalls.close();
         try
         {
             final int rc = cq.destroyCQ();
@@ -194,55 +181,5 @@ final class DisniCompletionQueue implements CompletionQueue
     public String toString()
     {
         return "DisniCompletionQueue{entries=" + entries + ", queuePairs=" + queuePairs.length + "}";
-    }
-
-    /** A longer poll than any before: a longer array of DiSNI completions, so the calls over the old one go. */
-    private void grow(final int capacity)
-    {
-        freePollCalls();
-        final IbvWC[] fresh = new IbvWC[capacity];
-        for (int i = 0; i < capacity; i++)
-        {
-            fresh[i] = new IbvWC();
-        }
-        wcs = fresh;
-        pollCalls = new SVCPollCq[capacity + 1];
-    }
-
-    private SVCPollCq prepare(final int count) throws IOException
-    {
-        try
-        {
-            final SVCPollCq call = cq.poll(wcs, count);
-            pollCalls[count] = call;
-            return call;
-        }
-        catch (final IOException ex)
-        {
-            throw new VerbsException("cannot prepare ibv_poll_cq: " + DisniAvailability.text(ex), ex);
-        }
-    }
-
-    private void freePollCalls()
-    {
-        for (int i = 0; i < pollCalls.length; i++)
-        {
-            if (null != pollCalls[i])
-            {
-                pollCalls[i].free();
-                pollCalls[i] = null;
-            }
-        }
-    }
-
-    /** @return poll calls prepared so far, for tests. */
-    int preparedPollCalls()
-    {
-        int prepared = 0;
-        for (final SVCPollCq call : pollCalls)
-        {
-            prepared += null == call ? 0 : 1;
-        }
-        return prepared;
     }
 }

@@ -272,7 +272,8 @@ final class DisniConnection implements CmConnection, CmDispatcher.Handler, Conne
         }
         try
         {
-            queuePair = new DisniQueuePair(this, qp, config, sendCq, receiveCq, context.settings().immCacheSize());
+            queuePair = new DisniQueuePair(this, qp, config, sendCq, receiveCq, context.settings().immCacheSize(),
+                context.attributes().supportsAtomics());
         }
         catch (final IOException | RuntimeException ex)
         {

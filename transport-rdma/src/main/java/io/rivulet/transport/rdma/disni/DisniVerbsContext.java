@@ -296,7 +296,8 @@ final class DisniVerbsContext implements VerbsContext
 
     /**
      * {@code ibv_create_ah} through the JNI extension, from the remote's GID text ({@link Gid}), this
-     * context's port and source GID index, hop limit 64 and service level 0.
+     * context's port and source GID index, hop limit 64, the configured traffic class
+     * ({@link DisniSettings#TRAFFIC_CLASS_PROP}) and service level 0.
      */
     @Override
     public AddressHandle createAddressHandle(final ProtectionDomain pd, final UdAddress remote) throws IOException
@@ -313,7 +314,7 @@ final class DisniVerbsContext implements VerbsContext
         final long handle = Verbs.check(
             "ibv_create_ah (to " + remote.gid() + " from port " + port.number() + ", GID index " + port.gidIndex() + ")",
             Verbs.createAh(DisniHandles.handleOf(domain.ibvPd(), "protection domain"), gid.high(), gid.low(),
-                gid.lid(), port.number(), port.gidIndex(), AH_HOP_LIMIT, 0, 0));
+                gid.lid(), port.number(), port.gidIndex(), AH_HOP_LIMIT, settings.trafficClass(), 0));
         final DisniAddressHandle addressHandle = new DisniAddressHandle(this, remote, handle);
         addressHandles.add(addressHandle);
         return addressHandle;

@@ -198,7 +198,9 @@ final class DisniWorkRequests
      * {@code rdma_conn_param} for connect and accept. DiSNI defaults both retry counts to 0, which turns
      * the first lost packet or the first receiver-not-ready NAK into a broken connection: they are
      * always copied from the config. DiSNI forces initiator depth and responder resources to the
-     * device's {@code max_qp_rd_atom}.
+     * device's {@code max_qp_rd_atom} (its setters throw "not supported"), on both sides: a requester
+     * whose device allows more than the target's serves must keep fewer in flight itself, as
+     * {@code RdmaOneSidedPath} does.
      */
     static RdmaConnParam connParam(final QueuePairConfig config) throws IOException
     {

@@ -170,8 +170,8 @@ final class RdmaOneSided implements AutoCloseable
 
     private static String noReadsRefusal(final DeviceAttributes local, final Endpoint target)
     {
-        return "no READ or atomic can be in flight to " + target.address() + ": this node's RDMA device issues " +
-            local.maxInitiatorReads() + " at once (max_qp_init_rd_atom) and the target's serves " +
+        return "no READ or atomic can be in flight to " + SocketAddresses.format(target.address()) + ": this node's " +
+            "RDMA device issues " + local.maxInitiatorReads() + " at once (max_qp_init_rd_atom) and the target's serves " +
             (target.responderReads() == Endpoint.NOT_ADVERTISED ? "an unknown number" :
             String.valueOf(target.responderReads())) + " (max_qp_rd_atom)";
     }

@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -145,9 +146,13 @@ class DisniOneSidedHardwareTest
 
     private Rivulet launch(final DisniVerbsProvider provider)
     {
+        // Liveness timeouts scaled like every wait here: in an emulated guest a node's threads may not run for
+        // seconds, which the default 5 s keepalive would take for a dead peer.
         final Rivulet node = Rivulet.launch(new Rivulet.Context()
             .transport(new RdmaTransport(provider))
             .threadingMode(ThreadingMode.DEDICATED)
+            .keepaliveTimeout(TestTime.millis(5, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
+            .connectTimeout(TestTime.millis(5, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
             .countersFile(false)
             .errorHandler(errors::add));
         nodes.add(node);

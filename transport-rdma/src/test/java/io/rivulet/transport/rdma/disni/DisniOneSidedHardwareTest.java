@@ -147,12 +147,13 @@ class DisniOneSidedHardwareTest
     private Rivulet launch(final DisniVerbsProvider provider)
     {
         // Liveness timeouts scaled like every wait here: in an emulated guest a node's threads may not run for
-        // seconds, which the default 5 s keepalive would take for a dead peer.
+        // seconds, which the default 5 s keepalive, connect and SETUP timeouts would take for a dead peer.
         final Rivulet node = Rivulet.launch(new Rivulet.Context()
             .transport(new RdmaTransport(provider))
             .threadingMode(ThreadingMode.DEDICATED)
             .keepaliveTimeout(TestTime.millis(5, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
             .connectTimeout(TestTime.millis(5, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
+            .setupTimeout(TestTime.millis(5, TimeUnit.SECONDS), TimeUnit.MILLISECONDS)
             .countersFile(false)
             .errorHandler(errors::add));
         nodes.add(node);

@@ -24,9 +24,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The UD datagram endpoint the topics' datagram channels run on, over DiSNI contexts on a real device (the UD queue
- * pair, address handles and posting through the JNI extension, completions through DiSNI's poll): MTU-sized datagrams
- * both ways, every one delivered intact and named by its sender, with never more in flight than the receiver has
- * receives posted (so the device has no reason to drop one). Needs libdisni, librivulet-verbs and an RDMA device
+ * pair, address handles and posting through the JNI extension, completions through DiSNI's poll): datagrams up to the
+ * MTU both ways, copied or gathered from a header and the send region as a topic publisher sends them, every one
+ * delivered intact and named by its sender, with never more in flight than the receiver has receives posted (so the
+ * device has no reason to drop one). Needs libdisni, librivulet-verbs and an RDMA device
  * (see {@link DisniHardwareTest}); skipped with the reason otherwise.
  */
 @Tag("rdma-hardware")
@@ -70,6 +71,18 @@ class DisniUdEndpointHardwareTest
     @Test
     void shouldDeliverMtuSizedDatagramsBothWaysIntactAndNamedBySender() throws IOException
     {
+        exchangeBothWays(false);
+    }
+
+    /** As the topic publisher sends: a header copied per datagram, gathered with a payload from the send region. */
+    @Test
+    void shouldDeliverDatagramsGatheredFromTheSendRegion() throws IOException
+    {
+        exchangeBothWays(true);
+    }
+
+    private void exchangeBothWays(final boolean fromRegion) throws IOException
+    {
         final int mtu = contextA.udMtu();
         assertThat(mtu).isBetween(256, 4096);
         final UdDatagramEndpoint a = endpoint(contextA, mtu);
@@ -80,13 +93,13 @@ class DisniUdEndpointHardwareTest
         final Receiver atB = new Receiver(aAtB);
         final Receiver atA = new Receiver(bAtA);
         final int count = 3_000;
-        stream(a, bAtA, b, atB, count, mtu);
-        stream(b, aAtB, a, atA, count, mtu);
+        stream(a, bAtA, b, atB, count, mtu, fromRegion);
+        stream(b, aAtB, a, atA, count, mtu, fromRegion);
 
-        assertThat(atB.received).isEqualTo(count);
-        assertThat(atA.received).isEqualTo(count);
         assertThat(atB.problems).isEmpty();
         assertThat(atA.problems).isEmpty();
+        assertThat(atB.received).isEqualTo(count);
+        assertThat(atA.received).isEqualTo(count);
         for (final UdDatagramEndpoint endpoint : new UdDatagramEndpoint[] {a, b})
         {
             assertThat(endpoint.sendErrors()).as("send errors at %s", endpoint).isZero();
@@ -94,19 +107,34 @@ class DisniUdEndpointHardwareTest
             assertThat(endpoint.unknownPeerDatagrams()).isZero();
             assertThat(endpoint.emptyDatagrams()).isZero();
             assertThat(endpoint.sendsCompleted()).isEqualTo(endpoint.sendsPosted());
+            assertThat(endpoint.regionSends()).isEqualTo(fromRegion ? count : 0);
         }
     }
 
-    /** Sends {@code count} datagrams of 1 to {@code mtu} bytes, never more in flight than half the receives posted. */
+    /**
+     * Sends {@code count} datagrams of 1 to {@code mtu} bytes (from the region: a 16-byte header and the rest from
+     * the send region), never more in flight than half the receives posted.
+     */
     private void stream(
         final UdDatagramEndpoint from,
         final int peer,
         final UdDatagramEndpoint to,
         final Receiver receiver,
         final int count,
-        final int mtu)
+        final int mtu,
+        final boolean fromRegion)
     {
         final UnsafeBuffer message = new UnsafeBuffer(new byte[mtu]);
+        final int regionLength = 16 * mtu;
+        final UnsafeBuffer region = fromRegion ? from.allocateSendRegion(regionLength) : null;
+        if (fromRegion)
+        {
+            assertThat(region).as("the send region").isNotNull();
+            for (int i = 0; i < regionLength; i++)
+            {
+                region.putByte(i, (byte)(i * 7 + 3));
+            }
+        }
         final DatagramEndpoint.DatagramHandler ignore = (p, buffer, offset, length) -> { };
         final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
         final long before = receiver.received;
@@ -115,18 +143,31 @@ class DisniUdEndpointHardwareTest
         {
             if (sent < count && sent - (receiver.received - before) < RECEIVE_SLOTS / 2)
             {
-                final int length = sent % 7 == 0 ? mtu : 1 + (sent * 131) % mtu;
-                for (int i = 0; i < length; i++)
+                final int length = fromRegion ?
+                    (sent % 7 == 0 ? mtu : 17 + (sent * 131) % (mtu - 16)) :
+                    (sent % 7 == 0 ? mtu : 1 + (sent * 131) % mtu);
+                final int headerLength = fromRegion ? 16 : length;
+                for (int i = 0; i < headerLength; i++)
                 {
                     message.putByte(i, (byte)(sent + i));
                 }
-                if (length >= Integer.BYTES)
+                if (headerLength >= Integer.BYTES)
                 {
                     message.putInt(0, sent);
                 }
-                if (from.send(peer, message, 0, length))
+                final byte[] expected = new byte[length];
+                message.getBytes(0, expected, 0, headerLength);
+                final int regionOffset = (sent * 61) % (regionLength - mtu);
+                if (fromRegion)
                 {
-                    receiver.expect(sent, length);
+                    region.getBytes(regionOffset, expected, headerLength, length - headerLength);
+                }
+                final boolean posted = fromRegion ?
+                    from.sendFromRegion(peer, message, 0, headerLength, regionOffset, length - headerLength) :
+                    from.send(peer, message, 0, length);
+                if (posted)
+                {
+                    receiver.expect(sent, expected);
                     sent++;
                 }
             }
@@ -151,7 +192,7 @@ class DisniUdEndpointHardwareTest
     private static final class Receiver implements DatagramEndpoint.DatagramHandler
     {
         private final int expectedPeer;
-        private final int[] lengths;
+        private final byte[][] expected = new byte[1 << 16][];
         final List<String> problems = new ArrayList<>();
         long received;
         private int nextExpected;
@@ -160,12 +201,11 @@ class DisniUdEndpointHardwareTest
         Receiver(final int expectedPeer)
         {
             this.expectedPeer = expectedPeer;
-            this.lengths = new int[1 << 16];
         }
 
-        void expect(final int sequence, final int length)
+        void expect(final int sequence, final byte[] bytes)
         {
-            lengths[sequence & (lengths.length - 1)] = length;
+            expected[sequence & (expected.length - 1)] = bytes;
             sentSoFar = sequence + 1;
         }
 
@@ -178,23 +218,20 @@ class DisniUdEndpointHardwareTest
             {
                 problems.add("datagram " + sequence + " from peer " + peer + ", expected " + expectedPeer);
             }
-            if (sequence >= sentSoFar || length != lengths[sequence & (lengths.length - 1)])
+            final byte[] bytes = sequence < sentSoFar ? expected[sequence & (expected.length - 1)] : null;
+            if (null == bytes || length != bytes.length)
             {
                 problems.add("datagram " + sequence + " of " + length + " bytes, expected " +
-                    lengths[sequence & (lengths.length - 1)]);
+                    (null == bytes ? "none" : bytes.length));
                 return;
             }
-            for (int i = length >= Integer.BYTES ? Integer.BYTES : 0; i < length; i++)
+            for (int i = 0; i < length; i++)
             {
-                if (buffer.getByte(offset + i) != (byte)(sequence + i))
+                if (buffer.getByte(offset + i) != bytes[i])
                 {
-                    problems.add("datagram " + sequence + " corrupt at byte " + i);
+                    problems.add("datagram " + sequence + " differs at byte " + i);
                     return;
                 }
-            }
-            if (length >= Integer.BYTES && buffer.getInt(offset) != sequence)
-            {
-                problems.add("datagram " + buffer.getInt(offset) + " arrived as " + sequence);
             }
         }
     }

@@ -111,7 +111,8 @@ final class RdmaOneSided implements AutoCloseable
         final InetSocketAddress remote = target.address();
         final DeviceAttributes local = context.attributes();
         final int readAtomicLimit = readAtomicLimit(local, target);
-        final String atomicsRefusal = atomicsRefusal(local, target);
+        final String atomicsRefusal = atomicsRefusal(local, context.providerName() + " device " + context.deviceName(),
+            target);
         final RegisteredBuffer staging;
         try
         {
@@ -153,12 +154,17 @@ final class RdmaOneSided implements AutoCloseable
         return Math.min(RdmaOneSidedPath.SLOTS, Math.min(local.maxInitiatorReads(), served));
     }
 
-    /** @return why atomics cannot run between the two devices, or null when they can. */
-    static String atomicsRefusal(final DeviceAttributes local, final Endpoint target)
+    /**
+     * @param localDevice the provider and device this node's attributes are from, for the message: a provider may
+     *                    report no atomics because it cannot tell (disni without librivulet-verbs).
+     * @return why atomics cannot run between the two devices, or null when they can.
+     */
+    static String atomicsRefusal(final DeviceAttributes local, final String localDevice, final Endpoint target)
     {
         if (!local.supportsAtomics())
         {
-            return "this node's RDMA device executes no atomics (atomic_cap IBV_ATOMIC_NONE)";
+            return "this node's RDMA device executes no atomics (its " + localDevice + " reports atomic_cap " +
+                "IBV_ATOMIC_NONE)";
         }
         if (!target.atomics())
         {

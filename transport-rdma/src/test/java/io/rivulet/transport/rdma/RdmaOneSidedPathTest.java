@@ -161,12 +161,14 @@ class RdmaOneSidedPathTest
         final RdmaOneSided.Endpoint withoutAtomics = RdmaOneSided.Endpoint.parse("10.0.0.1:7000;reads=16;atomics=0");
         final DeviceAttributes localWithout = attributes(16, 16, DeviceAttributes.AtomicCapability.NONE);
 
-        assertThat(RdmaOneSided.atomicsRefusal(SIXTEEN_WITH_ATOMICS, withAtomics)).isNull();
-        assertThat(RdmaOneSided.atomicsRefusal(SIXTEEN_WITH_ATOMICS, RdmaOneSided.Endpoint.parse("10.0.0.1:7000")))
+        assertThat(RdmaOneSided.atomicsRefusal(SIXTEEN_WITH_ATOMICS, "soft device soft0", withAtomics)).isNull();
+        assertThat(RdmaOneSided.atomicsRefusal(SIXTEEN_WITH_ATOMICS, "soft device soft0",
+            RdmaOneSided.Endpoint.parse("10.0.0.1:7000")))
             .as("an old target says nothing: left to the devices").isNull();
-        assertThat(RdmaOneSided.atomicsRefusal(localWithout, withAtomics))
-            .isEqualTo("this node's RDMA device executes no atomics (atomic_cap IBV_ATOMIC_NONE)");
-        assertThat(RdmaOneSided.atomicsRefusal(SIXTEEN_WITH_ATOMICS, withoutAtomics))
+        assertThat(RdmaOneSided.atomicsRefusal(localWithout, "disni device rxe0", withAtomics))
+            .isEqualTo("this node's RDMA device executes no atomics (its disni device rxe0 reports atomic_cap " +
+                "IBV_ATOMIC_NONE)");
+        assertThat(RdmaOneSided.atomicsRefusal(SIXTEEN_WITH_ATOMICS, "soft device soft0", withoutAtomics))
             .startsWith("the target's RDMA device executes no atomics").contains("10.0.0.1:7000;reads=16;atomics=0");
     }
 

@@ -8,6 +8,7 @@ import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CmRequest;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
+import io.rivulet.transport.rdma.verbs.DeviceAttributes;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QpState;
 import io.rivulet.transport.rdma.verbs.QueuePair;
@@ -25,6 +26,13 @@ import java.util.Map;
 /**
  * One-sided remote memory for an {@link RdmaTransportDriver}: registers exposed regions, accepts peers' one-sided
  * queue pairs (target side), and opens {@link RdmaOneSidedPath}s to peers (requester side).
+ *
+ * <p>READs and atomics in flight: a requester must never have more outstanding on a queue pair than the target's
+ * device serves at once (its responder resources, {@code max_qp_rd_atom}), or the target refuses the excess and the
+ * queue pair fails. RDMA CM is meant to agree on it at set-up, but not every provider can (DiSNI 2.1 offers the local
+ * device's maximum on both sides and cannot be told otherwise), so the target advertises its device's limit and
+ * whether it executes atomics in its {@link Endpoint}, and each path keeps within the smaller of the two ends' limits
+ * ({@link RdmaOneSidedPath}), whatever the provider.
  *
  * <p>One-sided queue pairs are apart from the messaging links on purpose: a one-sided access error moves an RC
  * queue pair to ERROR, and that must fail one operation, never the connection. The target's queue pairs post
@@ -71,7 +79,11 @@ final class RdmaOneSided implements AutoCloseable
         exposed.remove(memory);
     }
 
-    /** Conductor: the endpoint on the link's local host, listening from the first call. */
+    /**
+     * Conductor: the endpoint on the link's local host, listening from the first call.
+     *
+     * @return the {@link Endpoint} text: the listener's address, with what this node's device serves.
+     */
     String endpoint(final ReliableLink link) throws IOException
     {
         final InetSocketAddress local = SocketAddresses.resolve(link.localAddress());
@@ -80,17 +92,27 @@ final class RdmaOneSided implements AutoCloseable
         if (acceptor == null)
         {
             acceptor = new Acceptor(context.listen(new InetSocketAddress(local.getAddress(), 0),
-                RdmaTransportDriver.LISTEN_BACKLOG));
+                RdmaTransportDriver.LISTEN_BACKLOG), context.attributes());
             acceptorsByHost.put(host, acceptor);
             acceptors.add(acceptor);
         }
         return acceptor.endpoint;
     }
 
-    /** Conductor: starts connecting a path to a peer's endpoint. */
+    /**
+     * Conductor: starts connecting a path to a peer's endpoint.
+     *
+     * @param endpoint the text of the peer's {@link Endpoint} (or, from an older peer, its bare address).
+     * @throws IllegalArgumentException when the endpoint is malformed.
+     */
     OneSidedPath openPath(final String endpoint) throws IOException
     {
-        final InetSocketAddress remote = SocketAddresses.resolve(endpoint);
+        final Endpoint target = Endpoint.parse(endpoint);
+        final InetSocketAddress remote = target.address();
+        final DeviceAttributes local = context.attributes();
+        final int readAtomicLimit = readAtomicLimit(local, target);
+        final String atomicsRefusal = atomicsRefusal(local, context.providerName() + " device " + context.deviceName(),
+            target);
         final RegisteredBuffer staging;
         try
         {
@@ -109,7 +131,8 @@ final class RdmaOneSided implements AutoCloseable
             final QueuePairConfig config = new QueuePairConfig(pd, sendCq, receiveCq, RdmaOneSidedPath.SLOTS, 1, 0,
                 RdmaTransportDriver.RETRY_COUNT, RdmaTransportDriver.RNR_RETRY_COUNT, 0);
             final CmConnection connection = context.connect(remote, config);
-            return new RdmaOneSidedPath(endpoint, connection, sendCq, receiveCq, staging);
+            return new RdmaOneSidedPath(SocketAddresses.format(remote), connection, sendCq, receiveCq, staging,
+                readAtomicLimit, readAtomicLimit == 0 ? noReadsRefusal(local, target) : null, atomicsRefusal);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -118,6 +141,45 @@ final class RdmaOneSided implements AutoCloseable
             staging.close();
             throw ex;
         }
+    }
+
+    /**
+     * @return READs and atomics a path may keep in flight: within what this device issues, what the target serves
+     *         (when it says) and the path's slots.
+     */
+    static int readAtomicLimit(final DeviceAttributes local, final Endpoint target)
+    {
+        final int served = target.responderReads() == Endpoint.NOT_ADVERTISED ?
+            RdmaOneSidedPath.SLOTS : target.responderReads();
+        return Math.min(RdmaOneSidedPath.SLOTS, Math.min(local.maxInitiatorReads(), served));
+    }
+
+    /**
+     * @param localDevice the provider and device this node's attributes are from, for the message: a provider may
+     *                    report no atomics because it cannot tell (disni without librivulet-verbs).
+     * @return why atomics cannot run between the two devices, or null when they can.
+     */
+    static String atomicsRefusal(final DeviceAttributes local, final String localDevice, final Endpoint target)
+    {
+        if (!local.supportsAtomics())
+        {
+            return "this node's RDMA device executes no atomics (its " + localDevice + " reports atomic_cap " +
+                "IBV_ATOMIC_NONE)";
+        }
+        if (!target.atomics())
+        {
+            return "the target's RDMA device executes no atomics (its one-sided endpoint " + target.format() +
+                " says so)";
+        }
+        return null;
+    }
+
+    private static String noReadsRefusal(final DeviceAttributes local, final Endpoint target)
+    {
+        return "no READ or atomic can be in flight to " + SocketAddresses.format(target.address()) + ": this node's " +
+            "RDMA device issues " + local.maxInitiatorReads() + " at once (max_qp_init_rd_atom) and the target's serves " +
+            (target.responderReads() == Endpoint.NOT_ADVERTISED ? "an unknown number" :
+            String.valueOf(target.responderReads())) + " (max_qp_rd_atom)";
     }
 
     /**
@@ -175,10 +237,12 @@ final class RdmaOneSided implements AutoCloseable
         final ArrayList<Accepted> accepted = new ArrayList<>();
         private final WorkCompletion[] completions = { new WorkCompletion(), new WorkCompletion() };
 
-        Acceptor(final CmListener listener)
+        Acceptor(final CmListener listener, final DeviceAttributes attributes)
         {
             this.listener = listener;
-            this.endpoint = SocketAddresses.format(listener.localAddress());
+            this.endpoint = new Endpoint(listener.localAddress(),
+                Math.min(Endpoint.MAX_RESPONDER_READS, attributes.maxResponderReads()), attributes.supportsAtomics())
+                .format();
         }
 
         int doWork()
@@ -291,6 +355,117 @@ final class RdmaOneSided implements AutoCloseable
             RdmaTransportDriver.closeQuietly(connection);
             RdmaTransportDriver.closeQuietly(sendCq);
             RdmaTransportDriver.closeQuietly(receiveCq);
+        }
+    }
+
+    /**
+     * Where peers open one-sided paths to, and what the target's device serves on them, as the text a target hands
+     * out in {@code REGION_INFO} (opaque to everything outside the RDMA transport):
+     * {@code host:port;reads=N;atomics=0|1}, the address of the one-sided listener ({@code [v6]:port} for IPv6),
+     * the READs and atomics the device serves at once per queue pair ({@code max_qp_rd_atom}) and whether it executes
+     * atomics. Keys a requester does not know are skipped, so a later version may add some; a bare {@code host:port}
+     * (from a target before this format) says nothing about either.
+     *
+     * @param address        the one-sided listener's address.
+     * @param responderReads READs and atomics served at once per queue pair, or {@link #NOT_ADVERTISED}.
+     * @param atomics        false when the target's device executes no atomics.
+     */
+    record Endpoint(InetSocketAddress address, int responderReads, boolean atomics)
+    {
+        /** The target did not say (an old-format endpoint). */
+        static final int NOT_ADVERTISED = -1;
+        /** Above any device's {@code max_qp_rd_atom} (an 8-bit field in RDMA CM and InfiniBand's CM). */
+        static final int MAX_RESPONDER_READS = 65535;
+
+        private static final String READS = "reads=";
+        private static final String ATOMICS = "atomics=";
+
+        /**
+         * @param text the endpoint as a target wrote it.
+         * @return it, parsed; the host is resolved as {@link SocketAddresses#resolve} does (IP literals without a
+         *         lookup).
+         * @throws IllegalArgumentException naming the text when it is malformed.
+         * @throws java.net.UnknownHostException when its host cannot be resolved.
+         */
+        static Endpoint parse(final String text) throws IOException
+        {
+            if (null == text)
+            {
+                throw new IllegalArgumentException("invalid one-sided endpoint null");
+            }
+            final int end = text.indexOf(';');
+            final InetSocketAddress address;
+            try
+            {
+                address = SocketAddresses.resolve(end < 0 ? text : text.substring(0, end));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw invalid(text, ex.getMessage());
+            }
+            if (end < 0)
+            {
+                return new Endpoint(address, NOT_ADVERTISED, true);
+            }
+            int reads = NOT_ADVERTISED;
+            boolean atomics = true;
+            int start = end + 1;
+            while (start <= text.length())
+            {
+                int next = text.indexOf(';', start);
+                next = next < 0 ? text.length() : next;
+                final String field = text.substring(start, next);
+                if (field.startsWith(READS))
+                {
+                    reads = number(text, field.substring(READS.length()), MAX_RESPONDER_READS);
+                }
+                else if (field.startsWith(ATOMICS))
+                {
+                    atomics = number(text, field.substring(ATOMICS.length()), 1) == 1;
+                }
+                else if (field.indexOf('=') < 1)
+                {
+                    throw invalid(text, "'" + field + "' is no key=value field");
+                }
+                start = next + 1;
+            }
+            return new Endpoint(address, reads, atomics);
+        }
+
+        /** @return the text {@link #parse} reads. */
+        String format()
+        {
+            final String host = SocketAddresses.format(address);
+            return responderReads == NOT_ADVERTISED ? host :
+                host + ";" + READS + responderReads + ";" + ATOMICS + (atomics ? 1 : 0);
+        }
+
+        private static int number(final String text, final String value, final int max)
+        {
+            if (value.isEmpty() || value.length() > 5)
+            {
+                throw invalid(text, "'" + value + "' is no number from 0 to " + max);
+            }
+            int number = 0;
+            for (int i = 0; i < value.length(); i++)
+            {
+                final char c = value.charAt(i);
+                if (c < '0' || c > '9')
+                {
+                    throw invalid(text, "'" + value + "' is no number from 0 to " + max);
+                }
+                number = number * 10 + (c - '0');
+            }
+            if (number > max)
+            {
+                throw invalid(text, "'" + value + "' is no number from 0 to " + max);
+            }
+            return number;
+        }
+
+        private static IllegalArgumentException invalid(final String text, final String reason)
+        {
+            return new IllegalArgumentException("invalid one-sided endpoint '" + text + "': " + reason);
         }
     }
 }

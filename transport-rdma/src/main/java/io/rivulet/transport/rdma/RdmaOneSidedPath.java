@@ -24,11 +24,16 @@ import java.io.IOException;
  * handed back to be posted on a new path. Operations still in flight when the path is lost any other way fail,
  * because they may or may not have been applied.
  *
+ * <p>READs and atomics in flight are at most the smaller of what this device issues, what the target's device serves
+ * and the slots ({@link RdmaOneSided#readAtomicLimit}): at the limit, {@link #post} hands a READ or an atomic back
+ * (the caller posts it again later) while WRITEs, which take no responder resources, still go. Atomics between
+ * devices of which one executes none fail at once, with the reason, and leave the path working.
+ *
  * <p>Conductor thread only.
  */
 final class RdmaOneSidedPath implements OneSidedPath
 {
-    /** Operations in flight at once (the send queue depth; soft and most NICs allow 16 READs/atomics outstanding). */
+    /** Operations in flight at once (the send queue depth), and the most READs and atomics among them. */
     static final int SLOTS = 16;
     /** Longest READ or WRITE per operation; longer ones are split by the caller. */
     static final int SLOT_LENGTH = 8 * 1024;
@@ -46,8 +51,12 @@ final class RdmaOneSidedPath implements OneSidedPath
     private final int[] free = new int[SLOTS];
     private final SendWorkRequest request = new SendWorkRequest();
     private final WorkCompletion[] completions = new WorkCompletion[SLOTS];
+    private final int readAtomicLimit;
+    private final String noReadsRefusal;
+    private final String atomicsRefusal;
     private int freeCount;
     private int inFlight;
+    private int readAtomicsInFlight;
     private QueuePair queuePair;
     private boolean broken;
     private boolean refused;
@@ -60,9 +69,20 @@ final class RdmaOneSidedPath implements OneSidedPath
         final CmConnection connection,
         final CompletionQueue sendCq,
         final CompletionQueue receiveCq,
-        final RegisteredBuffer staging)
+        final RegisteredBuffer staging,
+        final int readAtomicLimit,
+        final String noReadsRefusal,
+        final String atomicsRefusal)
     {
+        if (readAtomicLimit < 0 || readAtomicLimit > SLOTS || (readAtomicLimit == 0 && null == noReadsRefusal))
+        {
+            throw new IllegalArgumentException("READs and atomics in flight must be 1-" + SLOTS + ", or 0 with the " +
+                "reason: " + readAtomicLimit);
+        }
         this.endpoint = endpoint;
+        this.readAtomicLimit = readAtomicLimit;
+        this.noReadsRefusal = noReadsRefusal;
+        this.atomicsRefusal = atomicsRefusal;
         this.connection = connection;
         this.sendCq = sendCq;
         this.receiveCq = receiveCq;
@@ -79,6 +99,18 @@ final class RdmaOneSidedPath implements OneSidedPath
     @Override
     public boolean post(final OneSidedOperation operation)
     {
+        final int op = operation.op();
+        final boolean readOrAtomic = op != OneSidedOperation.WRITE;
+        if (readOrAtomic && op != OneSidedOperation.READ && atomicsRefusal != null)
+        {
+            operation.onFailed(false, atomicsRefusal); // a property of the two devices: no new path would help
+            return true;
+        }
+        if (readOrAtomic && readAtomicLimit == 0)
+        {
+            operation.onFailed(false, noReadsRefusal);
+            return true;
+        }
         if (!connected() && connectFailure != null)
         {
             operation.onFailed(false, connectFailure); // fails once; the next operation opens a new path
@@ -88,11 +120,15 @@ final class RdmaOneSidedPath implements OneSidedPath
         {
             return false;
         }
+        if (readOrAtomic && readAtomicsInFlight >= readAtomicLimit)
+        {
+            return false; // the target serves no more at once: posted again once one completes
+        }
         final int slot = free[--freeCount];
         final int offset = slot * SLOT_LENGTH;
         final long address = staging.address() + offset;
         request.clear().wrId(slot).flags(SendWorkRequest.SIGNALED).remote(operation.remoteAddress(), operation.rkey());
-        switch (operation.op())
+        switch (op)
         {
             case OneSidedOperation.READ:
                 request.opcode(Opcode.RDMA_READ).addSge(address, operation.length(), staging.lkey());
@@ -124,6 +160,10 @@ final class RdmaOneSidedPath implements OneSidedPath
         }
         slots[slot] = operation;
         inFlight++;
+        if (readOrAtomic)
+        {
+            readAtomicsInFlight++;
+        }
         return true;
     }
 
@@ -166,6 +206,10 @@ final class RdmaOneSidedPath implements OneSidedPath
         slots[slot] = null;
         free[freeCount++] = slot;
         inFlight--;
+        if (operation.op() != OneSidedOperation.WRITE)
+        {
+            readAtomicsInFlight--;
+        }
         final int offset = slot * SLOT_LENGTH;
         final WcStatus status = completion.status();
         if (status == WcStatus.SUCCESS)
@@ -209,6 +253,18 @@ final class RdmaOneSidedPath implements OneSidedPath
         return inFlight;
     }
 
+    /** @return READs and atomics posted and not completed. */
+    int readAtomicsInFlight()
+    {
+        return readAtomicsInFlight;
+    }
+
+    /** @return the most READs and atomics this path keeps in flight. */
+    int readAtomicLimit()
+    {
+        return readAtomicLimit;
+    }
+
     @Override
     public void close()
     {
@@ -235,6 +291,7 @@ final class RdmaOneSidedPath implements OneSidedPath
             }
         }
         inFlight = 0;
+        readAtomicsInFlight = 0;
         RdmaTransportDriver.closeQuietly(connection);
         RdmaTransportDriver.closeQuietly(sendCq);
         RdmaTransportDriver.closeQuietly(receiveCq);

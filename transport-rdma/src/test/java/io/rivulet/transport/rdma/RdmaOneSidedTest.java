@@ -12,6 +12,7 @@ import io.rivulet.spi.ExposedMemory;
 import io.rivulet.spi.OneSidedTransport;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
+import io.rivulet.transport.rdma.soft.SoftVerbsContext;
 import io.rivulet.transport.rdma.verbs.Access;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * What one-sided access over RDMA adds to the remote region suite: registration with exactly the requested access,
  * rkeys never handed out again after a revoke, a NIC refusal that costs one operation and one one-sided queue pair
- * but never the messaging connection, and the soft provider's socket mode (as between processes).
+ * but never the messaging connection, READs and atomics in flight kept within what the target's device serves,
+ * atomics refused cleanly when either device has none, and the soft provider's socket mode (as between processes).
  */
 class RdmaOneSidedTest
 {
@@ -149,6 +151,113 @@ class RdmaOneSidedTest
         assertThat(exposed.buffer().getLongVolatile(0)).isEqualTo(5_000);
         assertThat(target.counters().regionOpsEmulated.get()).isZero();
         assertThat(requester.counters().regionOpsPosted.get()).isGreaterThanOrEqualTo(5_000 + 2);
+    }
+
+    @Test
+    @ScaledTimeout(120)
+    void shouldKeepReadsAndAtomicsInFlightWithinWhatTheTargetsDeviceServes()
+    {
+        // soft serves 16 at once; this target says its device serves 2, as a small NIC (or a DiSNI peer whose
+        // connection manager could not agree on less than the device maximum) would
+        final ReshapedVerbsProvider requesterProvider = new ReshapedVerbsProvider(RdmaTestSupport.provider(),
+            ReshapedVerbsProvider.reads(16, 16));
+        final Rivulet target = launch(new RdmaTransport(new ReshapedVerbsProvider(RdmaTestSupport.provider(),
+            ReshapedVerbsProvider.reads(2, 16))));
+        final ExposedRegion exposed = target.exposeRegion("served-two-at-once", 64 * 1024, RegionAccess.READ,
+            RegionAccess.WRITE, RegionAccess.ATOMIC);
+        for (int i = 0; i < 64 * 1024; i += 8)
+        {
+            exposed.buffer().putLong(i, i * 31L);
+        }
+        final String address = target.bind("127.0.0.1:0", Responder.none()).block(TIMEOUT).localAddress();
+        final Rivulet requester = launch(new RdmaTransport(requesterProvider));
+        final RemoteRegion region = requester.connect(address).block(TIMEOUT).remoteRegion("served-two-at-once")
+            .block(TIMEOUT);
+        assertThat(region.descriptor().endpoint()).contains(";reads=2;atomics=1");
+
+        final long[] offsets = new long[512];
+        for (int i = 0; i < offsets.length; i++)
+        {
+            offsets[i] = 8L + (i * 64L) % (32 * 1024); // the word at 0 is the counter below
+        }
+        final Mono<Boolean> reads = region.readBatch(offsets, 64).map(buffers ->
+        {
+            for (int i = 0; i < buffers.size(); i++)
+            {
+                for (int word = 0; word < 64; word += 8)
+                {
+                    assertThat(buffers.get(i).getLong(word)).isEqualTo((offsets[i] + word) * 31L);
+                }
+            }
+            return true;
+        });
+        final Mono<Long> adds = Flux.range(0, 2_000).flatMap(i -> region.fetchAndAdd(0, 1), 64).count();
+        final Mono<Long> writes = Flux.range(0, 256)
+            .flatMap(i -> region.write(32 * 1024 + i * 8L, new byte[] {(byte)(int)i, 1, 2, 3, 4, 5, 6, 7}), 64).count();
+        Mono.when(reads, adds, writes).block(TIMEOUT);
+
+        assertThat(exposed.buffer().getLongVolatile(0)).isEqualTo(2_000);
+        assertThat(exposed.buffer().getByte(32 * 1024 + 255 * 8)).isEqualTo((byte)255);
+        assertThat(requesterProvider.readAtomicsPosted()).isGreaterThanOrEqualTo(512 + 2_000);
+        assertThat(requesterProvider.mostReadAtomicsOutstanding())
+            .as("READs and atomics outstanding at once on the requester's queue pair").isBetween(1, 2);
+        assertThat(target.counters().regionOpsEmulated.get()).isZero();
+    }
+
+    @Test
+    @ScaledTimeout(60)
+    void shouldFailAtomicsCleanlyWhenTheTargetsDeviceHasNone()
+    {
+        final RdmaTransport targetTransport = new RdmaTransport(new ReshapedVerbsProvider(RdmaTestSupport.provider(),
+            ReshapedVerbsProvider.noAtomics()));
+        final Rivulet target = launch(targetTransport);
+        final ExposedRegion exposed = target.exposeRegion("no-atomics-there", 4096, RegionAccess.READ,
+            RegionAccess.ATOMIC);
+        exposed.buffer().putLong(8, 0x0102_0304_0506_0708L);
+        final String address = target.bind("127.0.0.1:0", Responder.none()).block(TIMEOUT).localAddress();
+        final ReshapedVerbsProvider requesterProvider = new ReshapedVerbsProvider(RdmaTestSupport.provider(),
+            attributes -> attributes);
+        final RemoteRegion region = launch(new RdmaTransport(requesterProvider)).connect(address).block(TIMEOUT)
+            .remoteRegion("no-atomics-there").block(TIMEOUT);
+        assertThat(region.read(8, 8).block(TIMEOUT).getLong(0)).isEqualTo(0x0102_0304_0506_0708L);
+        final RdmaTransportDriver targetDriver = targetTransport.drivers().get(0);
+        await("the target accepted the one-sided queue pair", () -> targetDriver.oneSidedQueuePairs() == 1);
+
+        assertThatThrownBy(() -> region.fetchAndAdd(0, 1).block(TIMEOUT))
+            .isInstanceOf(RegionAccessException.class)
+            .hasMessageContaining("the target's RDMA device executes no atomics")
+            .satisfies(ex -> assertThat(((RegionAccessException)ex).reason())
+                .isEqualTo(RegionAccessException.Reason.UNSUPPORTED));
+        assertThatThrownBy(() -> region.compareAndSwap(0, 0, 1).block(TIMEOUT))
+            .isInstanceOf(RegionAccessException.class)
+            .hasMessageContaining("the target's RDMA device executes no atomics");
+
+        // nothing reached either device, and the path still serves: no queue pair failed or was replaced
+        assertThat(requesterProvider.readAtomicsPosted()).as("the one READ only").isEqualTo(1);
+        assertThat(exposed.buffer().getLongVolatile(0)).isZero();
+        assertThat(region.read(8, 8).block(TIMEOUT).getLong(0)).isEqualTo(0x0102_0304_0506_0708L);
+        assertThat(targetDriver.oneSidedQueuePairs()).isEqualTo(1);
+        assertThat(((SoftVerbsContext)ReshapedVerbsProvider.delegateOf(targetDriver.verbsContext())).queuePairErrors())
+            .isZero();
+    }
+
+    @Test
+    @ScaledTimeout(60)
+    void shouldFailAtomicsCleanlyWhenThisNodesDeviceHasNone()
+    {
+        final Rivulet target = launch(new RdmaTransport(RdmaTestSupport.provider()));
+        final ExposedRegion exposed = target.exposeRegion("atomics-there", 4096, RegionAccess.READ,
+            RegionAccess.ATOMIC);
+        final String address = target.bind("127.0.0.1:0", Responder.none()).block(TIMEOUT).localAddress();
+        final RemoteRegion region = launch(new RdmaTransport(new ReshapedVerbsProvider(RdmaTestSupport.provider(),
+            ReshapedVerbsProvider.noAtomics()))).connect(address).block(TIMEOUT).remoteRegion("atomics-there")
+            .block(TIMEOUT);
+
+        assertThatThrownBy(() -> region.compareAndSwap(0, 0, 1).block(TIMEOUT))
+            .isInstanceOf(RegionAccessException.class)
+            .hasMessageContaining("this node's RDMA device executes no atomics");
+        assertThat(exposed.buffer().getLongVolatile(0)).isZero();
+        assertThat(region.read(0, 8).block(TIMEOUT).getLong(0)).isZero();
     }
 
     private static int access(final RdmaTransportDriver driver, final int access) throws Exception

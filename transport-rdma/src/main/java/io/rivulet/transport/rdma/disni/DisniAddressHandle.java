@@ -6,13 +6,16 @@ import io.rivulet.transport.rdma.verbs.UdAddress;
 
 /**
  * {@code ibv_ah} created by the JNI extension on a DiSNI protection domain: the route to one remote UD
- * queue pair's port. Not thread-safe.
+ * queue pair's port.
+ *
+ * <p>The pointer is volatile: the handle is made on the driver's address-handle thread and used on the one
+ * that sends.
  */
 final class DisniAddressHandle implements AddressHandle
 {
     private final DisniVerbsContext context;
     private final UdAddress destination;
-    private long handle;
+    private volatile long handle;
 
     DisniAddressHandle(final DisniVerbsContext context, final UdAddress destination, final long handle)
     {

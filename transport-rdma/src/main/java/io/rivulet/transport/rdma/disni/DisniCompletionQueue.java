@@ -1,51 +1,50 @@
 package io.rivulet.transport.rdma.disni;
 
 import com.ibm.disni.verbs.IbvCQ;
-import com.ibm.disni.verbs.IbvWC;
-import com.ibm.disni.verbs.SVCPollCq;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.VerbsException;
 import io.rivulet.transport.rdma.verbs.WcStatus;
 import io.rivulet.transport.rdma.verbs.WorkCompletion;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 
 /**
  * {@code ibv_cq} through DiSNI, busy-polled with prebuilt {@code SVCPollCq}s (one JNI call per poll, no
  * allocation once warm): DiSNI fixes the count of a poll call when it builds it, so one call is kept per count
- * asked for, over one array of DiSNI completions as long as the longest poll.
+ * asked for, over one array of DiSNI completions ({@link PollCqCalls}).
  *
- * <p>Error completions: DiSNI copies only wr_id, status and opcode for them, so they report the
- * queue pair number only when a single queue pair uses this CQ (otherwise 0): a transport sharing a
- * CQ between queue pairs should encode the queue pair in the wr_id.
+ * <p>Error completions: DiSNI copies only wr_id, status and opcode of them into Java (see
+ * {@link DisniWorkRequests#toCompletion}), so they report opcode UNKNOWN, no vendor detail, and the queue pair
+ * number only when a single queue pair uses this CQ (otherwise 0), which is then marked ERROR: a transport sharing
+ * a CQ between queue pairs should encode the queue pair in the wr_id.
  *
  * <p>Overflow: a CQ must hold every completion its queue pairs can have outstanding; on hardware an
  * overrun moves them all to the error state.
  *
- * <p>Not thread-safe.
+ * <p>Polled by one thread at a time (the sender's, for a link's send CQ); queue pairs attach and detach from the
+ * owner thread.
  */
 final class DisniCompletionQueue implements CompletionQueue
 {
-    private static final IbvWC[] NO_WCS = new IbvWC[0];
+    private static final CompletionQueueUser[] NO_USERS = new CompletionQueueUser[0];
 
     private final DisniVerbsContext context;
     private final IbvCQ cq;
     private final int entries;
-    private final List<CompletionQueueUser> queuePairs = new ArrayList<>(2);
-    private IbvWC[] wcs = NO_WCS;
-    /** Prebuilt poll calls by count (index 1..wcs.length), made when first asked for. */
-    private SVCPollCq[] pollCalls = new SVCPollCq[1];
+    /** Copied on change (the owner thread attaches and detaches), read by the polling thread: usually one. */
+    private volatile CompletionQueueUser[] queuePairs = NO_USERS;
+    private final PollCqCalls pollCalls;
     private int attachedWorkRequests;
     private boolean overrunWarned;
-    private boolean closed;
+    private volatile boolean closed;
 
     DisniCompletionQueue(final DisniVerbsContext context, final IbvCQ cq, final int entries)
     {
         this.context = context;
         this.cq = cq;
         this.entries = entries;
+        this.pollCalls = new PollCqCalls(cq::poll);
     }
 
     DisniVerbsContext context()
@@ -75,27 +74,18 @@ final class DisniCompletionQueue implements CompletionQueue
         {
             return 0;
         }
-        if (count > wcs.length)
-        {
-            grow(count);
-        }
-        SVCPollCq pollCall = pollCalls[count];
-        if (null == pollCall)
-        {
-            pollCall = prepare(count);
-        }
-
         final int polled;
         try
         {
-            polled = pollCall.execute().getPolls();
+            polled = pollCalls.poll(count, completions.length);
         }
         catch (final IOException ex)
         {
             throw new VerbsException("ibv_poll_cq failed: " + DisniAvailability.text(ex), ex);
         }
 
-        final CompletionQueueUser soleQueuePair = queuePairs.size() == 1 ? queuePairs.get(0) : null;
+        final CompletionQueueUser[] users = queuePairs;
+        final CompletionQueueUser soleQueuePair = users.length == 1 ? users[0] : null;
         final int qpNumberIfUnknown = null == soleQueuePair ? 0 : soleQueuePair.qpNumber();
         for (int i = 0; i < polled; i++)
         {
@@ -105,7 +95,7 @@ final class DisniCompletionQueue implements CompletionQueue
                 completion = new WorkCompletion();
                 completions[i] = completion;
             }
-            DisniWorkRequests.toCompletion(wcs[i], completion, qpNumberIfUnknown);
+            DisniWorkRequests.toCompletion(pollCalls.wc(i), completion, qpNumberIfUnknown);
             if (completion.status() != WcStatus.SUCCESS && null != soleQueuePair)
             {
                 soleQueuePair.onError();
@@ -114,7 +104,7 @@ final class DisniCompletionQueue implements CompletionQueue
         return polled;
     }
 
-    /** Frees the poll call and destroys the CQ (fails with EBUSY while queue pairs use it). Idempotent. */
+    /** Frees the poll calls and destroys the CQ (fails with EBUSY while queue pairs use it). Idempotent. */
     @Override
     public void close()
     {
@@ -123,7 +113,7 @@ final class DisniCompletionQueue implements CompletionQueue
             return;
         }
         closed = true;
-        freePollCalls();
+        pollCalls.close();
         try
         {
             final int rc = cq.destroyCQ();
@@ -143,9 +133,12 @@ final class DisniCompletionQueue implements CompletionQueue
     /** A queue pair uses this CQ for sends or receives (called once for each role). */
     void attach(final CompletionQueueUser queuePair, final int workRequests)
     {
-        if (!queuePairs.contains(queuePair))
+        final CompletionQueueUser[] current = queuePairs;
+        if (indexOf(current, queuePair) < 0)
         {
-            queuePairs.add(queuePair);
+            final CompletionQueueUser[] next = Arrays.copyOf(current, current.length + 1);
+            next[current.length] = queuePair;
+            queuePairs = next;
         }
         attachedWorkRequests += workRequests;
         if (attachedWorkRequests > entries && !overrunWarned)
@@ -160,63 +153,33 @@ final class DisniCompletionQueue implements CompletionQueue
 
     void detach(final CompletionQueueUser queuePair, final int workRequests)
     {
-        queuePairs.remove(queuePair);
+        final CompletionQueueUser[] current = queuePairs;
+        final int index = indexOf(current, queuePair);
+        if (index >= 0)
+        {
+            final CompletionQueueUser[] next = new CompletionQueueUser[current.length - 1];
+            System.arraycopy(current, 0, next, 0, index);
+            System.arraycopy(current, index + 1, next, index, current.length - index - 1);
+            queuePairs = next;
+        }
         attachedWorkRequests -= workRequests;
+    }
+
+    private static int indexOf(final CompletionQueueUser[] users, final CompletionQueueUser user)
+    {
+        for (int i = 0; i < users.length; i++)
+        {
+            if (users[i] == user)
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     @Override
     public String toString()
     {
-        return "DisniCompletionQueue{entries=" + entries + ", queuePairs=" + queuePairs.size() + "}";
-    }
-
-    /** A longer poll than any before: a longer array of DiSNI completions, so the calls over the old one go. */
-    private void grow(final int capacity)
-    {
-        freePollCalls();
-        final IbvWC[] fresh = new IbvWC[capacity];
-        for (int i = 0; i < capacity; i++)
-        {
-            fresh[i] = new IbvWC();
-        }
-        wcs = fresh;
-        pollCalls = new SVCPollCq[capacity + 1];
-    }
-
-    private SVCPollCq prepare(final int count) throws IOException
-    {
-        try
-        {
-            final SVCPollCq call = cq.poll(wcs, count);
-            pollCalls[count] = call;
-            return call;
-        }
-        catch (final IOException ex)
-        {
-            throw new VerbsException("cannot prepare ibv_poll_cq: " + DisniAvailability.text(ex), ex);
-        }
-    }
-
-    private void freePollCalls()
-    {
-        for (int i = 0; i < pollCalls.length; i++)
-        {
-            if (null != pollCalls[i])
-            {
-                pollCalls[i].free();
-                pollCalls[i] = null;
-            }
-        }
-    }
-
-    /** @return poll calls prepared so far, for tests. */
-    int preparedPollCalls()
-    {
-        int prepared = 0;
-        for (final SVCPollCq call : pollCalls)
-        {
-            prepared += null == call ? 0 : 1;
-        }
-        return prepared;
+        return "DisniCompletionQueue{entries=" + entries + ", queuePairs=" + queuePairs.length + "}";
     }
 }

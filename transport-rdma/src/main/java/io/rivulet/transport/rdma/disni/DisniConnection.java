@@ -23,7 +23,8 @@ import java.net.SocketAddress;
  * device, as librdmacm allows), so receives can be posted before the peer can send: the active side
  * sends its connect request, and the passive side its accept, only from a later {@link #poll()}.
  *
- * <p>Not thread-safe.
+ * <p>Not thread-safe, except {@link #isDisconnected()}, which any thread may call: events are taken only by the
+ * context's owner thread ({@link DisniVerbsContext#pollConnectionEvents()}); it only reads what they left.
  */
 final class DisniConnection implements CmConnection, CmDispatcher.Handler, ConnectionSetup.Actions
 {
@@ -34,8 +35,9 @@ final class DisniConnection implements CmConnection, CmDispatcher.Handler, Conne
     private final int timeoutMs;
     private DisniQueuePair queuePair;
     private ConnectionSetup setup;
-    private InetSocketAddress local;
-    private boolean closed;
+    private volatile InetSocketAddress local;
+    private volatile boolean lost;
+    private volatile boolean closed;
 
     private DisniConnection(final DisniVerbsContext context, final RdmaCmId id, final InetSocketAddress remote,
         final QueuePairConfig config) throws IOException
@@ -117,7 +119,7 @@ final class DisniConnection implements CmConnection, CmDispatcher.Handler, Conne
         {
             throw new VerbsException("RDMA connection with " + remote + " is closed");
         }
-        context.pollCmEvents();
+        context.pollConnectionEvents();
         return setup.poll(context.nowNs()) ? queuePair : null;
     }
 
@@ -127,22 +129,15 @@ final class DisniConnection implements CmConnection, CmDispatcher.Handler, Conne
         return queuePair;
     }
 
+    /**
+     * Reads what the context's connection manager events left ({@link #onLost()}), never takes events itself: the
+     * sender thread asks this after a failed post or an error completion, while the conductor owns the event channel
+     * ({@link DisniVerbsContext#pollConnectionEvents()}).
+     */
     @Override
     public boolean isDisconnected()
     {
-        if (closed)
-        {
-            return true;
-        }
-        try
-        {
-            context.pollCmEvents();
-        }
-        catch (final IOException ex)
-        {
-            DisniVerbsContext.warn("polling RDMA CM events", ex);
-        }
-        return setup.isDisconnected();
+        return closed || lost;
     }
 
     @Override
@@ -154,11 +149,13 @@ final class DisniConnection implements CmConnection, CmDispatcher.Handler, Conne
     @Override
     public InetSocketAddress localAddress()
     {
-        if (null == local && !closed)
+        InetSocketAddress known = local;
+        if (null == known && !closed)
         {
-            local = sourceOf(id);
+            known = sourceOf(id);
+            local = known;
         }
-        return null == local ? new InetSocketAddress(context.localAddress(), 0) : local;
+        return null == known ? new InetSocketAddress(context.localAddress(), 0) : known;
     }
 
     /** {@code rdma_disconnect}, then destroys the queue pair and the id. Idempotent. */
@@ -245,6 +242,7 @@ final class DisniConnection implements CmConnection, CmDispatcher.Handler, Conne
     @Override
     public void onLost()
     {
+        lost = true;
         queuePair.onError();
     }
 
@@ -274,7 +272,8 @@ final class DisniConnection implements CmConnection, CmDispatcher.Handler, Conne
         }
         try
         {
-            queuePair = new DisniQueuePair(this, qp, config, sendCq, receiveCq, context.settings().immCacheSize());
+            queuePair = new DisniQueuePair(this, qp, config, sendCq, receiveCq, context.settings().immCacheSize(),
+                context.attributes().supportsAtomics());
         }
         catch (final IOException | RuntimeException ex)
         {

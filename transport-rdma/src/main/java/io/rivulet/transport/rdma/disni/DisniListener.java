@@ -78,7 +78,7 @@ final class DisniListener implements CmListener, CmDispatcher.Handler
         {
             throw new VerbsException("RDMA listener on " + localAddress + " is closed");
         }
-        context.pollCmEvents();
+        context.pollConnectionEvents();
         if (null != failure)
         {
             throw new VerbsException(failure);

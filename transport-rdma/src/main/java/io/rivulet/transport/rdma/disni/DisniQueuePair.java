@@ -21,14 +21,16 @@ import java.io.IOException;
 /**
  * An RC queue pair through DiSNI, posting with prebuilt stateful verb calls ({@link PostSendCalls},
  * {@link PostRecvCalls}); atomics, whose operands DiSNI 2.1 never writes to native memory, are posted on
- * the same {@code ibv_qp} through the JNI extension ({@link Verbs#postSend}).
+ * the same {@code ibv_qp} through the JNI extension ({@link Verbs#postSend}), and refused when the device has none
+ * ({@code atomic_cap} IBV_ATOMIC_NONE).
  *
  * <p>{@link #state()} is tracked, not queried (DiSNI 2.1 has no {@code ibv_query_qp}): INIT when
  * created, RTS once RDMA CM reports ESTABLISHED, ERROR after a disconnect, a failed set-up or an error
  * completion seen on a CQ it has to itself. Sends are refused before RTS (the device would reject them
  * with an opaque EINVAL); receives may be posted from INIT on.
  *
- * <p>Not thread-safe.
+ * <p>Sends are posted by one thread and receives by one (possibly another); the connection manager's events, on
+ * the context's owner thread, move the state, which is volatile.
  */
 final class DisniQueuePair implements QueuePair, CompletionQueueUser
 {
@@ -38,12 +40,13 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
     private final int maxSendWr;
     private final int maxReceiveWr;
     private final int maxInlineData;
+    private final boolean atomics;
     private final DisniCompletionQueue sendCq;
     private final DisniCompletionQueue receiveCq;
     private final PostSendCalls sendCalls;
     private final PostRecvCalls receiveCalls;
-    private QpState state = QpState.INIT;
-    private boolean destroyed;
+    private volatile QpState state = QpState.INIT;
+    private volatile boolean destroyed;
     private SendChain atomicRequest;
     private long nativeQp;
 
@@ -53,7 +56,8 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
         final QueuePairConfig config,
         final DisniCompletionQueue sendCq,
         final DisniCompletionQueue receiveCq,
-        final int immCacheSize) throws IOException
+        final int immCacheSize,
+        final boolean atomics) throws IOException
     {
         this.connection = connection;
         this.qp = qp;
@@ -61,6 +65,7 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
         this.maxSendWr = config.maxSendWr();
         this.maxReceiveWr = config.maxReceiveWr();
         this.maxInlineData = Math.max(0, config.maxInlineData());
+        this.atomics = atomics;
         this.sendCq = sendCq;
         this.receiveCq = receiveCq;
         this.sendCalls = new PostSendCalls(wrs -> qp.postSend(wrs, null), immCacheSize);
@@ -94,13 +99,20 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
         {
             throw new VerbsException("queue pair " + qpNumber + " is closed");
         }
-        if (state == QpState.INIT || state == QpState.RESET)
+        final QpState current = state;
+        if (current == QpState.INIT || current == QpState.RESET)
         {
-            throw new VerbsException("queue pair " + qpNumber + " is in " + state + ": sends need an established " +
+            throw new VerbsException("queue pair " + qpNumber + " is in " + current + ": sends need an established " +
                 "connection (CmConnection.poll() returned the queue pair)");
         }
-        WorkRequests.validateSend(request, maxInlineData);
-        if (WorkRequests.isAtomic(request.opcode()))
+        final boolean atomic = WorkRequests.isAtomic(request.opcode());
+        if (atomic && null == atomicRequest)
+        {
+            // Without the library the device's atomic_cap is unknown (attributes() assumes NONE): say what is missing.
+            NativeLibrary.require(request.opcode().name() + " through DiSNI");
+        }
+        validateSend(request, maxInlineData, atomics, qpNumber);
+        if (atomic)
         {
             postAtomic(request);
             return;
@@ -117,11 +129,26 @@ final class DisniQueuePair implements QueuePair, CompletionQueueUser
         }
     }
 
+    /**
+     * @param atomics whether the device executes atomics ({@code atomic_cap} other than IBV_ATOMIC_NONE).
+     * @throws VerbsException for a malformed request, or an atomic the device does not execute: posted anyway, it
+     *                        would fail as an error completion that breaks the connection.
+     */
+    static void validateSend(final SendWorkRequest request, final int maxInlineData, final boolean atomics,
+        final int qpNumber) throws VerbsException
+    {
+        WorkRequests.validateSend(request, maxInlineData);
+        if (!atomics && WorkRequests.isAtomic(request.opcode()))
+        {
+            throw new VerbsException(request.opcode() + " on queue pair " + qpNumber + ": the device executes no " +
+                "atomics (atomic_cap IBV_ATOMIC_NONE)");
+        }
+    }
+
     private void postAtomic(final SendWorkRequest request) throws IOException
     {
         if (null == atomicRequest)
         {
-            NativeLibrary.require(request.opcode().name() + " through DiSNI");
             nativeQp = DisniHandles.handleOf(qp, "queue pair " + qpNumber);
             atomicRequest = new SendChain(1);
         }

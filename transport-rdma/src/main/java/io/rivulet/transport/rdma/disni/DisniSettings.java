@@ -16,7 +16,9 @@ import java.util.function.LongSupplier;
  *     <li>{@value #IMM_CACHE_SIZE_PROP} (default {@value #DEFAULT_IMM_CACHE_SIZE}): prebuilt send calls
  *     kept per immediate-data shape and queue pair (see {@code PostSendCalls});</li>
  *     <li>{@value #GID_INDEX_PROP} (default {@value #DEFAULT_GID_INDEX}, meaning: find it): the source GID
- *     index of UD address handles (see {@code jni.UdPort}).</li>
+ *     index of UD address handles (see {@code jni.UdPort});</li>
+ *     <li>{@value #TRAFFIC_CLASS_PROP} (0-255, default 0): the traffic class (DSCP and ECN bits on RoCE v2) of UD
+ *     address handles, for fabrics that put RDMA in a lossless class by DSCP.</li>
  * </ul>
  * Fluent, mutable until handed to the provider, which calls {@link #conclude()}.
  */
@@ -30,11 +32,13 @@ public final class DisniSettings
     public static final int DEFAULT_IMM_CACHE_SIZE = 8;
     public static final String GID_INDEX_PROP = "rivulet.rdma.disni.gidIndex";
     public static final int DEFAULT_GID_INDEX = -1;
+    public static final String TRAFFIC_CLASS_PROP = "rivulet.rdma.disni.trafficClass";
 
     private long connectTimeoutNs;
     private long cmPollIntervalNs;
     private int immCacheSize;
     private int gidIndex;
+    private int trafficClass;
     private LongSupplier nanoClock = System::nanoTime;
 
     /** Defaults from the system properties. */
@@ -47,6 +51,20 @@ public final class DisniSettings
         immCacheSize = (int)Math.min(Integer.MAX_VALUE, longProperty(IMM_CACHE_SIZE_PROP, DEFAULT_IMM_CACHE_SIZE));
         gidIndex = (int)Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE,
             longProperty(GID_INDEX_PROP, DEFAULT_GID_INDEX)));
+        trafficClass = (int)Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE,
+            longProperty(TRAFFIC_CLASS_PROP, 0)));
+    }
+
+    public int trafficClass()
+    {
+        return trafficClass;
+    }
+
+    /** @param trafficClass of UD address handles: {@code DSCP << 2 | ECN} on RoCE v2, 0-255. */
+    public DisniSettings trafficClass(final int trafficClass)
+    {
+        this.trafficClass = trafficClass;
+        return this;
     }
 
     public int gidIndex()
@@ -130,6 +148,10 @@ public final class DisniSettings
         {
             throw new ConfigurationException(GID_INDEX_PROP + " must be -1 (find it) or 0-255: " + gidIndex);
         }
+        if (trafficClass < 0 || trafficClass > 255)
+        {
+            throw new ConfigurationException(TRAFFIC_CLASS_PROP + " must be 0-255 (DSCP << 2 | ECN): " + trafficClass);
+        }
         if (null == nanoClock)
         {
             throw new ConfigurationException("nanoClock must not be null");
@@ -165,6 +187,6 @@ public final class DisniSettings
     {
         return "DisniSettings{connectTimeoutMs=" + TimeUnit.NANOSECONDS.toMillis(connectTimeoutNs) +
             ", cmPollIntervalUs=" + TimeUnit.NANOSECONDS.toMicros(cmPollIntervalNs) +
-            ", immCacheSize=" + immCacheSize + ", gidIndex=" + gidIndex + "}";
+            ", immCacheSize=" + immCacheSize + ", gidIndex=" + gidIndex + ", trafficClass=" + trafficClass + "}";
     }
 }

@@ -24,15 +24,18 @@ import java.io.IOException;
  *
  * <p>Receives get the 40-byte GRH first (present only when the sender's address handle set one, as on
  * RoCE): post buffers of MTU + 40 bytes. Sends and receives post with one JNI call each and no Java
- * allocation. Multicast: {@link DisniMulticast}.
+ * allocation. Multicast: {@link DisniMulticast}. An error completion moves it to ERROR, after which everything is
+ * flushed: {@link #recover()} brings it back to RTS with its number.
  *
- * <p>Not thread-safe.
+ * <p>Not thread-safe; the state is volatile, for a sender thread that posts while the owner polls.
  */
 final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
 {
     private final DisniVerbsContext context;
     private final long qp;
     private final int qpNumber;
+    private final int port;
+    private final int qkey;
     private final UdAddress udAddress;
     private final int maxSendWr;
     private final int maxReceiveWr;
@@ -41,13 +44,14 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
     private final DisniCompletionQueue receiveCq;
     private final SendChain sendChain = new SendChain(1);
     private final ReceiveChain receiveChain = new ReceiveChain(1);
-    private QpState state = QpState.RTS;
-    private boolean closed;
+    private volatile QpState state = QpState.RTS;
+    private volatile boolean closed;
 
     private DisniUdQueuePair(
         final DisniVerbsContext context,
         final long qp,
         final int qpNumber,
+        final int port,
         final UdAddress udAddress,
         final QueuePairConfig config,
         final DisniCompletionQueue sendCq,
@@ -56,6 +60,8 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
         this.context = context;
         this.qp = qp;
         this.qpNumber = qpNumber;
+        this.port = port;
+        this.qkey = config.qkey();
         this.udAddress = udAddress;
         this.maxSendWr = config.maxSendWr();
         this.maxReceiveWr = config.maxReceiveWr();
@@ -100,7 +106,7 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
                 ")", Verbs.udQpToRts(qp, port.number(), 0, config.qkey()));
             final int qpNumber = (int)Verbs.check("reading qp_num", Verbs.qpNumber(qp));
             final UdAddress address = new UdAddress(port.gid().format(), qpNumber, config.qkey());
-            return new DisniUdQueuePair(context, qp, qpNumber, address, config, sendCq, receiveCq);
+            return new DisniUdQueuePair(context, qp, qpNumber, port.number(), address, config, sendCq, receiveCq);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -166,6 +172,22 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
     public UdAddress udAddress()
     {
         return udAddress;
+    }
+
+    /**
+     * RESET, then INIT (same port and Q_Key), RTR and RTS, through the JNI extension: the number stays, so peers keep
+     * reaching it; every request outstanding when it failed is gone.
+     */
+    @Override
+    public void recover() throws IOException
+    {
+        if (closed)
+        {
+            throw new VerbsException("UD queue pair " + qpNumber + " is closed");
+        }
+        Verbs.check("ibv_modify_qp of UD queue pair " + qpNumber + " to RESET", Verbs.modifyQpToReset(qp));
+        Verbs.check("ibv_modify_qp of UD queue pair " + qpNumber + " back to RTS", Verbs.udQpToRts(qp, port, 0, qkey));
+        state = QpState.RTS;
     }
 
     @Override

@@ -44,7 +44,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link DisniSettings#cmPollIntervalNs()}) and one completion channel for all its CQs (required by
  * DiSNI's {@code createCQ}, never waited on: CQs are busy-polled).
  *
- * <p>Not thread-safe: one thread (the engine's conductor) uses a context and everything created from it.
+ * <p>Connection management progresses only in {@link #pollConnectionEvents()} (and the {@code poll} methods of
+ * listeners and connections, which call it), on the thread that owns the context.
+ *
+ * <p>Not thread-safe: one thread (the engine's conductor) uses a context and everything created from it, except that
+ * a queue pair may post and its completion queues be polled from one other thread (the sender), and
+ * {@link DisniConnection#isDisconnected()} may be asked from any thread.
  */
 final class DisniVerbsContext implements VerbsContext
 {
@@ -304,7 +309,8 @@ final class DisniVerbsContext implements VerbsContext
 
     /**
      * {@code ibv_create_ah} through the JNI extension, from the remote's GID text ({@link Gid}), this
-     * context's port and source GID index, hop limit 64 and service level 0.
+     * context's port and source GID index, hop limit 64, the configured traffic class
+     * ({@link DisniSettings#TRAFFIC_CLASS_PROP}) and service level 0.
      */
     @Override
     public AddressHandle createAddressHandle(final ProtectionDomain pd, final UdAddress remote) throws IOException
@@ -321,9 +327,12 @@ final class DisniVerbsContext implements VerbsContext
         final long handle = Verbs.check(
             "ibv_create_ah (to " + remote.gid() + " from port " + port.number() + ", GID index " + port.gidIndex() + ")",
             Verbs.createAh(DisniHandles.handleOf(domain.ibvPd(), "protection domain"), gid.high(), gid.low(),
-                gid.lid(), port.number(), port.gidIndex(), AH_HOP_LIMIT, 0, 0));
+                gid.lid(), port.number(), port.gidIndex(), AH_HOP_LIMIT, settings.trafficClass(), 0));
         final DisniAddressHandle addressHandle = new DisniAddressHandle(this, remote, handle);
-        addressHandles.add(addressHandle);
+        synchronized (addressHandles) // made on the driver's address-handle thread, freed on the conductor
+        {
+            addressHandles.add(addressHandle);
+        }
         return addressHandle;
     }
 
@@ -348,7 +357,12 @@ final class DisniVerbsContext implements VerbsContext
         {
             queuePair.close();
         }
-        for (final DisniAddressHandle handle : new ArrayList<>(addressHandles))
+        final List<DisniAddressHandle> handles;
+        synchronized (addressHandles)
+        {
+            handles = new ArrayList<>(addressHandles);
+        }
+        for (final DisniAddressHandle handle : handles)
         {
             handle.close();
         }
@@ -384,23 +398,30 @@ final class DisniVerbsContext implements VerbsContext
     // ---------------------------------------------------------------- for the context's resources
 
     /**
-     * Drains pending RDMA CM events (at most every {@link DisniSettings#cmPollIntervalNs()}) into the
-     * listeners and connections they concern. Never blocks: DiSNI's {@code getCmEvent(0)} polls the
-     * channel's descriptor with a zero timeout and returns null when nothing is pending.
+     * Takes pending RDMA CM events (at most every {@link DisniSettings#cmPollIntervalNs()}) and hands each to the
+     * listener, request or connection it concerns. Never blocks: DiSNI's {@code getCmEvent(0)} polls the channel's
+     * descriptor with a zero timeout and returns null when nothing is pending.
+     *
+     * <p>Only the context's owner thread (the engine's conductor, every duty cycle) may call it, directly or through
+     * a listener's or connection's {@code poll()}: DiSNI's event channel looks ids up in, and adds the ids of new
+     * requests to, a map that is not thread-safe, and the handlers queue requests and move set-ups on. Everything
+     * other threads ask ({@link DisniConnection#isDisconnected()}) is read from what the events left.
      */
-    void pollCmEvents() throws IOException
+    @Override
+    public int pollConnectionEvents() throws IOException
     {
         if (closed)
         {
-            return;
+            return 0;
         }
         final long nowNs = nowNs();
         if (cmPolled && nowNs - lastCmPollNs < settings.cmPollIntervalNs())
         {
-            return;
+            return 0;
         }
         cmPolled = true;
         lastCmPollNs = nowNs;
+        int handled = 0;
         for (int i = 0; i < MAX_CM_EVENTS_PER_POLL; i++)
         {
             final RdmaCmEvent event = channel.getCmEvent(0);
@@ -408,6 +429,7 @@ final class DisniVerbsContext implements VerbsContext
             {
                 break;
             }
+            handled++;
             final RdmaCmEvent.EventType type =
                 dispatcher.dispatch(event.getEvent(), event.getListenIdPriv(), event.getConnIdPriv());
             if (null == type)
@@ -421,6 +443,7 @@ final class DisniVerbsContext implements VerbsContext
                 }
             }
         }
+        return handled;
     }
 
     RdmaCmId createId() throws IOException
@@ -475,7 +498,10 @@ final class DisniVerbsContext implements VerbsContext
 
     void forget(final DisniAddressHandle handle)
     {
-        addressHandles.remove(handle);
+        synchronized (addressHandles)
+        {
+            addressHandles.remove(handle);
+        }
     }
 
     /**

@@ -140,9 +140,13 @@ final class DisniWorkRequests
     /**
      * Fills an SPI completion from a DiSNI one.
      *
-     * <p>DiSNI's poll call copies only wr_id, status and opcode for an error completion and leaves the
-     * other {@link IbvWC} fields as the previous completion in that slot left them, so for errors the
-     * length and immediate data are reported as 0 and the queue pair as {@code qpNumberIfUnknown}.
+     * <p>libdisni's {@code _pollCQ} hands DiSNI the whole {@code ibv_wc}, but DiSNI's poll call
+     * ({@code NatPollCqCall.update}) copies only wr_id, status and opcode of an error completion into the
+     * {@link IbvWC} and leaves its other fields as the previous completion in that slot left them: the queue pair
+     * number and {@code vendor_err}, which ibverbs defines for an error, never reach Java. So an error is reported
+     * with what ibverbs defines in it ({@link WorkCompletion#setError}): opcode {@link WcOpcode#UNKNOWN} (whatever
+     * DiSNI copied is undefined), the queue pair as {@code qpNumberIfUnknown} and no vendor detail (0). A success
+     * reports {@code IBV_WC_GRH} and the source LID of a UD receive; its {@code vendor_err}, undefined there, is 0.
      *
      * @param wc                what DiSNI polled.
      * @param into              the reusable SPI record.
@@ -152,20 +156,24 @@ final class DisniWorkRequests
     static WorkCompletion toCompletion(final IbvWC wc, final WorkCompletion into, final int qpNumberIfUnknown)
     {
         final WcStatus status = WcStatus.of(wc.getStatus());
-        if (status == WcStatus.SUCCESS)
+        if (status != WcStatus.SUCCESS)
         {
-            final boolean hasImm = (wc.getWc_flags() & WorkRequests.IBV_WC_WITH_IMM) != 0;
-            return into.set(
-                wc.getWr_id(),
-                status,
-                WorkRequests.wcOpcode(wc.getOpcode()),
-                wc.getByte_len(),
-                hasImm,
-                hasImm ? fromWireImmData(wc.getImm_data()) : 0,
-                wc.getQp_num(),
-                wc.getSrc_qp());
+            return into.setError(wc.getWr_id(), status, qpNumberIfUnknown, 0);
         }
-        return into.set(wc.getWr_id(), status, WorkRequests.wcOpcode(wc.getOpcode()), 0, false, 0, qpNumberIfUnknown, 0);
+        final int flags = wc.getWc_flags();
+        final boolean hasImm = (flags & WorkRequests.IBV_WC_WITH_IMM) != 0;
+        return into.set(
+            wc.getWr_id(),
+            status,
+            WorkRequests.wcOpcode(wc.getOpcode()),
+            wc.getByte_len(),
+            hasImm,
+            hasImm ? fromWireImmData(wc.getImm_data()) : 0,
+            wc.getQp_num(),
+            wc.getSrc_qp(),
+            (flags & WorkRequests.IBV_WC_GRH) != 0,
+            wc.getSlid() & 0xffff,
+            0);
     }
 
     /**
@@ -190,7 +198,9 @@ final class DisniWorkRequests
      * {@code rdma_conn_param} for connect and accept. DiSNI defaults both retry counts to 0, which turns
      * the first lost packet or the first receiver-not-ready NAK into a broken connection: they are
      * always copied from the config. DiSNI forces initiator depth and responder resources to the
-     * device's {@code max_qp_rd_atom}.
+     * device's {@code max_qp_rd_atom} (its setters throw "not supported"), on both sides: a requester
+     * whose device allows more than the target's serves must keep fewer in flight itself, as
+     * {@code RdmaOneSidedPath} does.
      */
     static RdmaConnParam connParam(final QueuePairConfig config) throws IOException
     {

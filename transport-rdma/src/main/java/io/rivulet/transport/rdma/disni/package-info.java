@@ -5,16 +5,23 @@
  * <ul>
  *     <li>Context: an RDMA CM id bound to the local address; its {@code getVerbs()} is the device
  *     (DiSNI has no device list). One RDMA CM event channel per context, polled with
- *     {@code getCmEvent(0)} (never blocks), events routed by id ({@code CmDispatcher}).</li>
+ *     {@code getCmEvent(0)} (never blocks), events routed by id ({@code CmDispatcher}), only on the
+ *     context's owner thread: {@code pollConnectionEvents()} every duty cycle, and the {@code poll}
+ *     methods of listeners and connections. {@code isDisconnected()} reads a volatile flag, so the
+ *     sender thread may ask it without touching DiSNI's (unsynchronised) id map.</li>
  *     <li>Protection domain: {@code allocPd}; memory: {@code regMr(buffer, access).execute().free().getMr()},
  *     at most 2 GiB - 1 per region (int lengths).</li>
  *     <li>Completion queue: {@code createCQ} on one shared completion channel (DiSNI requires one; it is
- *     never waited on), polled through one prebuilt {@code SVCPollCq}.</li>
+ *     never waited on), polled through prebuilt {@code SVCPollCq}s, one per count asked for
+ *     ({@code PollCqCalls}).</li>
  *     <li>RC connection: bind, create the QP (with {@code max_inline_data} from the config: DiSNI's
  *     default 0 makes every inline send fail), resolve address, resolve route, connect with
  *     retry and RNR retry counts from the config (DiSNI's default 0 breaks on the first loss), all
  *     inside one deadline ({@code ConnectionSetup}). The passive side
- *     accepts on its first poll, so receives posted after {@code accept(config)} are in place first.</li>
+ *     accepts on its first poll, so receives posted after {@code accept(config)} are in place first.
+ *     Initiator depth and responder resources cannot be set: libdisni offers the local device's
+ *     {@code max_qp_rd_atom} for both on either side, so what a requester keeps in flight is bounded
+ *     above the verbs layer (the one-sided paths keep within the smaller end's limit).</li>
  *     <li>Posting: prebuilt stateful verb calls modified in place
  *     ({@code PostSendCalls}, {@code PostRecvCalls}):
  *     no allocation and one JNI call per post once warm. Immediate data is fixed per DiSNI call, so
@@ -31,10 +38,12 @@
  * The first four go through librivulet-verbs, Rivulet's JNI extension ({@code src/main/c}, loaded by
  * {@code io.rivulet.transport.rdma.jni.NativeLibrary}), on DiSNI's own PD, CQ and QP pointers ({@code NatObject.getObjId()}):
  * {@code DisniUdQueuePair}, {@code DisniAddressHandle}, {@link io.rivulet.transport.rdma.disni.DisniMulticast}
- * and atomics in {@code DisniQueuePair}. Without the extension they fail with a
- * {@link io.rivulet.transport.rdma.verbs.VerbsException} saying why it is missing. Error completions carry
- * only wr_id, status and opcode (DiSNI does not copy the rest); the queue pair number is filled in when a
- * CQ serves one queue pair.
+ * and atomics in {@code DisniQueuePair} (refused when the device's {@code atomic_cap} is NONE), plus
+ * device attributes, the UD port and UD recovery. Without the extension they fail with a
+ * {@link io.rivulet.transport.rdma.verbs.VerbsException} saying why it is missing. libdisni hands DiSNI
+ * the whole {@code ibv_wc}, but DiSNI copies only wr_id, status and opcode of an error completion into
+ * Java: errors are reported with opcode UNKNOWN and no vendor_err, and the queue pair number is filled in
+ * when a CQ serves one queue pair.
  *
  * <h2>Running it</h2>
  * Build libdisni from DiSNI's sources on the RDMA host ({@code ./autoprepare.sh && ./configure

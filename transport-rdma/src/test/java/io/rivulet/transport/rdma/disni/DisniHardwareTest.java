@@ -1,16 +1,23 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.transport.rdma.HardwareRdma;
 import io.rivulet.transport.rdma.VerbsHardwareSuite;
+import io.rivulet.transport.rdma.jni.NativeLibraryTestSupport;
+import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.Opcode;
+import io.rivulet.transport.rdma.verbs.QpState;
+import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
 import io.rivulet.transport.rdma.verbs.SendWorkRequest;
 import io.rivulet.transport.rdma.verbs.VerbsProvider;
+import io.rivulet.transport.rdma.verbs.WcOpcode;
 import io.rivulet.transport.rdma.verbs.WcStatus;
 import io.rivulet.transport.rdma.verbs.WorkCompletion;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -45,5 +52,109 @@ class DisniHardwareTest extends VerbsHardwareSuite
         }
         assertThat(((DisniQueuePair)pair.clientQp()).sendCallBuilds()).isEqualTo(1);
         assertThat(((DisniQueuePair)pair.serverQp()).receiveCallBuilds()).isEqualTo(8);
+    }
+
+    /**
+     * The sender thread asks {@code isDisconnected()} after a failed post (DEDICATED mode); it must never take the
+     * context's connection manager events, which only the conductor may (DiSNI's id map and the listener's queue are
+     * not thread-safe). So however often another thread asks, the peer's DISCONNECTED waits on the event channel
+     * until the owner takes it.
+     */
+    @Test
+    void shouldLeaveConnectionManagerEventsToTheContextsOwnerThread() throws Exception
+    {
+        final Connected pair = connect(0);
+        pair.clientConnection().close();
+
+        final AtomicInteger seenDisconnected = new AtomicInteger();
+        final long askForNs = HardwareRdma.timeoutNs(1);
+        final Thread sender = new Thread(() ->
+        {
+            final long deadline = System.nanoTime() + askForNs;
+            while (System.nanoTime() - deadline < 0)
+            {
+                if (pair.serverConnection().isDisconnected())
+                {
+                    seenDisconnected.incrementAndGet();
+                }
+                Thread.onSpinWait();
+            }
+        }, "sender");
+        sender.start();
+        sender.join();
+        assertThat(seenDisconnected.get()).as("disconnects seen without the owner taking events").isZero();
+        assertThat(pair.serverQp().state()).isEqualTo(QpState.RTS);
+
+        int handled = 0;
+        final long deadline = System.nanoTime() + HardwareRdma.timeoutNs(20);
+        while (!pair.serverConnection().isDisconnected())
+        {
+            assertThat(System.nanoTime() - deadline).as("DISCONNECTED taken by the owner in time").isNegative();
+            handled += server.context.pollConnectionEvents();
+            Thread.onSpinWait();
+        }
+        assertThat(handled).isPositive();
+        assertThat(pair.serverQp().state()).isEqualTo(QpState.ERROR);
+    }
+
+    @Test
+    void shouldReportOnlyWhatIbverbsDefinesInAnErrorCompletion() throws IOException
+    {
+        final Connected pair = connect(0);
+        pair.clientQp().postSend(new SendWorkRequest().wrId(77).opcode(Opcode.RDMA_READ).flags(SendWorkRequest.SIGNALED)
+            .addSge(client.recvRegion.address(), 8, client.recvRegion.lkey())
+            .remote(server.remoteRegion.address(), server.remoteRegion.rkey() + 1));
+
+        final WorkCompletion failed = await(client.sendCq);
+        assertThat(failed.wrId()).isEqualTo(77);
+        assertThat(failed.status()).isIn(WcStatus.REMOTE_ACCESS_ERROR, WcStatus.REMOTE_INVALID_REQUEST_ERROR);
+        assertThat(failed.opcode()).as("undefined in an error completion").isEqualTo(WcOpcode.UNKNOWN);
+        assertThat(failed.qpNumber()).as("the CQ's only queue pair").isEqualTo(pair.clientQp().qpNumber());
+        assertThat(failed.byteLength()).isZero();
+        assertThat(failed.vendorError()).as("DiSNI does not hand vendor_err of an error to Java").isZero();
+        assertThat(pair.clientQp().state()).isEqualTo(QpState.ERROR);
+    }
+
+    @Test
+    void shouldBringAUdQueuePairBackFromErrorWithItsNumber() throws IOException
+    {
+        NativeLibraryTestSupport.requireLibrary();
+        final QueuePair receiver = server.context.createUdQueuePair(server.config(0, QKEY));
+        resources.add(receiver);
+        final QueuePair sender = client.context.createUdQueuePair(client.config(0, QKEY));
+        resources.add(sender);
+        final AddressHandle route = client.context.createAddressHandle(client.pd, receiver.udAddress());
+        resources.add(route);
+        final int number = receiver.qpNumber();
+
+        // a receive too small for the datagram fails (mlx5 reports LOCAL_LENGTH_ERROR, rxe LOCAL_QP_OPERATION_ERROR),
+        // and the queue pair goes to ERROR: the receive CQ serves it alone, so the error names it
+        receiver.postReceive(new ReceiveWorkRequest().set(1, server.recvRegion.address(), GRH + 4,
+            server.recvRegion.lkey()));
+        sendDatagram(sender, route, receiver, 64);
+        final WorkCompletion tooSmall = await(server.recvCq);
+        assertThat(tooSmall.wrId()).isEqualTo(1);
+        assertThat(tooSmall.status()).isIn(WcStatus.LOCAL_LENGTH_ERROR, WcStatus.LOCAL_QP_OPERATION_ERROR);
+        assertThat(receiver.state()).isEqualTo(QpState.ERROR);
+
+        receiver.recover();
+        assertThat(receiver.state()).isEqualTo(QpState.RTS);
+        assertThat(receiver.qpNumber()).isEqualTo(number);
+        receiver.postReceive(new ReceiveWorkRequest().set(2, server.recvRegion.address(), 4096 + GRH,
+            server.recvRegion.lkey()));
+        sendDatagram(sender, route, receiver, 64);
+        final WorkCompletion received = await(server.recvCq);
+        assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(received.wrId()).isEqualTo(2);
+        assertThat(received.byteLength()).isEqualTo(GRH + 64);
+    }
+
+    private void sendDatagram(final QueuePair sender, final AddressHandle route, final QueuePair receiver,
+        final int length) throws IOException
+    {
+        sender.postSend(new SendWorkRequest().wrId(length).opcode(Opcode.SEND).flags(SendWorkRequest.SIGNALED)
+            .addSge(client.sendRegion.address(), length, client.sendRegion.lkey())
+            .ud(route, receiver.qpNumber(), QKEY));
+        assertThat(await(client.sendCq).status()).isEqualTo(WcStatus.SUCCESS);
     }
 }

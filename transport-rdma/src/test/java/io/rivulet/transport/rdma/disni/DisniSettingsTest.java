@@ -50,6 +50,30 @@ class DisniSettingsTest
     }
 
     @Test
+    void shouldTakeTheTrafficClassOfAddressHandlesFromItsPropertyAndRefuseOneOutOfRange()
+    {
+        assertThat(new DisniSettings().conclude().trafficClass()).isZero();
+        assertThat(new DisniSettings().trafficClass(255).conclude().trafficClass()).isEqualTo(255);
+        withProperty(DisniSettings.TRAFFIC_CLASS_PROP, "106", () ->
+            assertThat(new DisniSettings().conclude().trafficClass()).as("DSCP 26, ECN 2").isEqualTo(106));
+        assertThatThrownBy(() -> new DisniSettings().trafficClass(256).conclude())
+            .isInstanceOf(ConfigurationException.class)
+            .hasMessage(DisniSettings.TRAFFIC_CLASS_PROP + " must be 0-255 (DSCP << 2 | ECN): 256");
+        assertThatThrownBy(() -> new DisniSettings().trafficClass(-1).conclude())
+            .isInstanceOf(ConfigurationException.class)
+            .hasMessageContaining(DisniSettings.TRAFFIC_CLASS_PROP);
+        withProperty(DisniSettings.TRAFFIC_CLASS_PROP, "1000", () ->
+            assertThatThrownBy(() -> new DisniVerbsProvider(new DisniSettings()))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining(DisniSettings.TRAFFIC_CLASS_PROP));
+        withProperty(DisniSettings.TRAFFIC_CLASS_PROP, "high", () ->
+            assertThatThrownBy(DisniSettings::new)
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining(DisniSettings.TRAFFIC_CLASS_PROP)
+                .hasMessageContaining("'high'"));
+    }
+
+    @Test
     void shouldRefuseANonPositiveTimeout()
     {
         assertThatThrownBy(() -> new DisniSettings().connectTimeoutNs(0).conclude())

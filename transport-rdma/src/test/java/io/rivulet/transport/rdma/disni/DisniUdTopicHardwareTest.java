@@ -4,6 +4,7 @@ import io.rivulet.Connection;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.tck.Await;
+import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.topic.Publication;
 import io.rivulet.topic.TopicMessage;
 import io.rivulet.topic.TopicOptions;
@@ -13,7 +14,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.BaseSubscriber;
 
 import java.net.InetAddress;
@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * run the hardware group, with {@code -Drivulet.rdma.localAddress=<ip of the RDMA interface>}).
  */
 @Tag("rdma-hardware")
-@Timeout(120)
+@ScaledTimeout(120)
 class DisniUdTopicHardwareTest
 {
     private static final int COUNT = 100_000;

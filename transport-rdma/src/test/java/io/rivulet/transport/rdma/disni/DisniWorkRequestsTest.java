@@ -279,23 +279,60 @@ class DisniWorkRequestsTest
     void shouldNotReportStaleFieldsOfAnErrorCompletion()
     {
         final IbvWC wc = new IbvWC();
-        // what the slot held from an earlier successful completion: DiSNI does not overwrite it for errors
+        // What the slot held from an earlier successful UD receive: DiSNI's poll call copies only wr_id, status and
+        // opcode of an error completion out of native memory (NatPollCqCall.update), so the rest is left over.
         wc.setByte_len(4096);
-        wc.setWc_flags(WorkRequests.IBV_WC_WITH_IMM);
+        wc.setWc_flags(WorkRequests.IBV_WC_WITH_IMM | WorkRequests.IBV_WC_GRH);
         wc.setImm_data(5);
         wc.setQp_num(0x999);
-        // the error itself
+        wc.setSrc_qp(0x777);
+        wc.setSlid((short)0x33);
+        wc.setVendor_err(0x5a);
+        // the error itself, with whatever opcode the device left (undefined in an error completion)
         wc.setWr_id(17);
         wc.setStatus(12);
-        wc.setOpcode(0);
+        wc.setOpcode(WorkRequests.IBV_WC_RECV);
 
         final WorkCompletion completion = DisniWorkRequests.toCompletion(wc, new WorkCompletion(), 0x42);
 
         assertThat(completion.wrId()).isEqualTo(17);
         assertThat(completion.status()).isEqualTo(WcStatus.RETRY_EXCEEDED_ERROR);
+        assertThat(completion.opcode()).isEqualTo(WcOpcode.UNKNOWN);
+        assertThat(completion.qpNumber()).isEqualTo(0x42);
+        assertThat(completion.vendorError()).as("DiSNI does not copy vendor_err of an error: not the stale one").isZero();
         assertThat(completion.byteLength()).isZero();
         assertThat(completion.hasImmData()).isFalse();
-        assertThat(completion.qpNumber()).isEqualTo(0x42);
+        assertThat(completion.immData()).isZero();
+        assertThat(completion.sourceQpNumber()).isZero();
+        assertThat(completion.hasGrh()).isFalse();
+        assertThat(completion.sourceLid()).isZero();
+    }
+
+    @Test
+    void shouldReportTheGrhAndSourceLidOfAUdReceive()
+    {
+        final IbvWC wc = new IbvWC();
+        wc.setWr_id(5);
+        wc.setStatus(0);
+        wc.setOpcode(WorkRequests.IBV_WC_RECV);
+        wc.setByte_len(40 + 64);
+        wc.setWc_flags(WorkRequests.IBV_WC_GRH);
+        wc.setQp_num(0x100);
+        wc.setSrc_qp(0x200);
+        wc.setSlid((short)0xBEEF);
+        wc.setVendor_err(0x5a); // copied by DiSNI for a success too, where ibverbs leaves it undefined
+
+        final WorkCompletion completion = DisniWorkRequests.toCompletion(wc, new WorkCompletion(), 0);
+
+        assertThat(completion.hasGrh()).isTrue();
+        assertThat(completion.sourceLid()).as("unsigned 16 bits").isEqualTo(0xBEEF);
+        assertThat(completion.sourceQpNumber()).isEqualTo(0x200);
+        assertThat(completion.byteLength()).isEqualTo(104);
+        assertThat(completion.vendorError()).isZero();
+
+        wc.setWc_flags(0);
+        assertThat(DisniWorkRequests.toCompletion(wc, completion, 0).hasGrh())
+            .as("without IBV_WC_GRH the first 40 bytes are no header").isFalse();
     }
 
     @Test

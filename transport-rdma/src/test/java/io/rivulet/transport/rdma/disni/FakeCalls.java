@@ -2,9 +2,12 @@ package io.rivulet.transport.rdma.disni;
 
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
+import com.ibm.disni.verbs.IbvWC;
+import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCPostSend;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,6 +19,9 @@ final class FakeCalls
 {
     final List<SendCall> sendCalls = new ArrayList<>();
     final List<RecvCall> recvCalls = new ArrayList<>();
+    final List<PollCall> pollCalls = new ArrayList<>();
+    /** Work request ids of the completions the fake CQ holds, oldest first; each poll takes up to its count. */
+    final ArrayDeque<Long> pendingCompletions = new ArrayDeque<>();
 
     SVCPostSend createSend(final List<IbvSendWR> wrs)
     {
@@ -29,6 +35,70 @@ final class FakeCalls
         final RecvCall call = new RecvCall(wrs.get(0));
         recvCalls.add(call);
         return call;
+    }
+
+    SVCPollCq createPoll(final IbvWC[] wcs, final int count)
+    {
+        final PollCall call = new PollCall(wcs, count);
+        pollCalls.add(call);
+        return call;
+    }
+
+    /** As DiSNI's poll call: fills the array it was built over with at most its count, from index 0. */
+    final class PollCall extends SVCPollCq
+    {
+        final IbvWC[] wcs;
+        final int count;
+        int executions;
+        int polls;
+        boolean freed;
+
+        PollCall(final IbvWC[] wcs, final int count)
+        {
+            this.wcs = wcs;
+            this.count = count;
+        }
+
+        @Override
+        public SVCPollCq execute()
+        {
+            if (freed)
+            {
+                throw new IllegalStateException("executed after free");
+            }
+            executions++;
+            polls = 0;
+            while (polls < count && !pendingCompletions.isEmpty())
+            {
+                final IbvWC wc = wcs[polls++];
+                wc.setWr_id(pendingCompletions.poll());
+                wc.setStatus(0);
+            }
+            return this;
+        }
+
+        @Override
+        public int getPolls()
+        {
+            return polls;
+        }
+
+        @Override
+        public boolean isValid()
+        {
+            return !freed;
+        }
+
+        @Override
+        public SVCPollCq free()
+        {
+            if (freed)
+            {
+                throw new IllegalStateException("freed twice");
+            }
+            freed = true;
+            return this;
+        }
     }
 
     static final class SendCall extends SVCPostSend

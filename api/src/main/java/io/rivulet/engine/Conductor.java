@@ -56,7 +56,7 @@ public final class Conductor implements Agent, Executor
     private final long connectTimeoutNs;
     private final EngineCounters counters;
     private final Consumer<Throwable> errorHandler;
-    private final DeadlineTimerWheel timers;
+    private final ConductorTimers timers;
     private final Long2ObjectHashMap<ProtocolConnection> keepaliveTimers = new Long2ObjectHashMap<>();
     private final DeadlineTimerWheel.TimerHandler timerHandler = this::onTimerExpiry;
     private final ArrayList<ProtocolConnection> connections = new ArrayList<>();
@@ -99,8 +99,7 @@ public final class Conductor implements Agent, Executor
         this.errorHandler = errorHandler;
         this.nowNs = clock.nanoTime();
         this.lastHeartbeatNs = nowNs;
-        // Ticks of 2^20 ns (about 1 ms): keepalive needs no finer resolution.
-        this.timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, nowNs, 1 << 20, 1024);
+        this.timers = new ConductorTimers(nowNs);
     }
 
     /**
@@ -196,7 +195,7 @@ public final class Conductor implements Agent, Executor
                 work++;
             }
         }
-        work += timers.poll(now, timerHandler, 64);
+        work += timers.poll(now, timerHandler);
         if (shutdownRequested)
         {
             work += progressShutdown(now);

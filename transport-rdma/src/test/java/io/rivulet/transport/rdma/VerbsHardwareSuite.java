@@ -185,6 +185,40 @@ public abstract class VerbsHardwareSuite
     }
 
     @Test
+    void shouldBringAUdQueuePairBackFromErrorWithItsNumber() throws IOException
+    {
+        NativeLibraryTestSupport.requireLibrary();
+        final QueuePair receiver = server.context.createUdQueuePair(server.config(0, QKEY));
+        resources.add(receiver);
+        final QueuePair sender = client.context.createUdQueuePair(client.config(0, QKEY));
+        resources.add(sender);
+        final AddressHandle route = client.context.createAddressHandle(client.pd, receiver.udAddress());
+        resources.add(route);
+        final int number = receiver.qpNumber();
+
+        // a receive too small for the datagram fails (mlx5 reports LOCAL_LENGTH_ERROR, rxe LOCAL_QP_OPERATION_ERROR),
+        // and the queue pair goes to ERROR
+        receiver.postReceive(new ReceiveWorkRequest().set(1, server.recvRegion.address(), GRH + 4,
+            server.recvRegion.lkey()));
+        sendDatagram(sender, route, receiver, 64);
+        final WorkCompletion tooSmall = await(server.recvCq);
+        assertThat(tooSmall.wrId()).isEqualTo(1);
+        assertThat(tooSmall.status()).isIn(WcStatus.LOCAL_LENGTH_ERROR, WcStatus.LOCAL_QP_OPERATION_ERROR);
+        assertThat(receiver.state()).isEqualTo(QpState.ERROR);
+
+        receiver.recover();
+        assertThat(receiver.state()).isEqualTo(QpState.RTS);
+        assertThat(receiver.qpNumber()).isEqualTo(number);
+        receiver.postReceive(new ReceiveWorkRequest().set(2, server.recvRegion.address(), 4096 + GRH,
+            server.recvRegion.lkey()));
+        sendDatagram(sender, route, receiver, 64);
+        final WorkCompletion received = await(server.recvCq);
+        assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(received.wrId()).isEqualTo(2);
+        assertThat(received.byteLength()).isEqualTo(GRH + 64);
+    }
+
+    @Test
     void shouldCompareAndSwapAndFetchAndAddRemoteMemory() throws IOException
     {
         NativeLibraryTestSupport.requireLibrary();
@@ -547,5 +581,14 @@ public abstract class VerbsHardwareSuite
         {
             return new QueuePairConfig(pd, sendCq, recvCq, depth / 2, depth / 2, maxInlineData, 7, 7, qkey);
         }
+    }
+
+    private void sendDatagram(final QueuePair sender, final AddressHandle route, final QueuePair receiver,
+        final int length) throws IOException
+    {
+        sender.postSend(new SendWorkRequest().wrId(length).opcode(Opcode.SEND).flags(SendWorkRequest.SIGNALED)
+            .addSge(client.sendRegion.address(), length, client.sendRegion.lkey())
+            .ud(route, receiver.qpNumber(), QKEY));
+        assertThat(await(client.sendCq).status()).isEqualTo(WcStatus.SUCCESS);
     }
 }

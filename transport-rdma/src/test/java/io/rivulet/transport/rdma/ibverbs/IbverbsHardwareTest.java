@@ -1,10 +1,8 @@
 package io.rivulet.transport.rdma.ibverbs;
 
 import io.rivulet.transport.rdma.VerbsHardwareSuite;
-import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.Opcode;
 import io.rivulet.transport.rdma.verbs.QpState;
-import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
 import io.rivulet.transport.rdma.verbs.SendWorkRequest;
 import io.rivulet.transport.rdma.verbs.VerbsProvider;
@@ -139,59 +137,5 @@ class IbverbsHardwareTest extends VerbsHardwareSuite
         assertThat(failed.qpNumber()).isEqualTo(pair.clientQp().qpNumber());
         assertThat(failed.byteLength()).isZero();
         assertThat(pair.clientQp().state()).isEqualTo(QpState.ERROR);
-    }
-
-    @Test
-    void shouldBringAUdQueuePairBackFromErrorWithItsNumber() throws IOException
-    {
-        final QueuePair receiver = server.context.createUdQueuePair(server.config(0, QKEY));
-        resources.add(receiver);
-        final QueuePair sender = client.context.createUdQueuePair(client.config(0, QKEY));
-        resources.add(sender);
-        final AddressHandle route = client.context.createAddressHandle(client.pd, receiver.udAddress());
-        resources.add(route);
-        final int number = receiver.qpNumber();
-
-        // a receive too small for the datagram fails (mlx5 reports LOCAL_LENGTH_ERROR, rxe LOCAL_QP_OPERATION_ERROR),
-        // and the queue pair goes to ERROR
-        receiver.postReceive(new ReceiveWorkRequest().set(1, server.recvRegion.address(), GRH + 4,
-            server.recvRegion.lkey()));
-        send(sender, route, receiver, 64);
-        final WorkCompletion tooSmall = await(server.recvCq);
-        assertThat(tooSmall.wrId()).isEqualTo(1);
-        assertThat(tooSmall.status()).isIn(WcStatus.LOCAL_LENGTH_ERROR, WcStatus.LOCAL_QP_OPERATION_ERROR);
-        assertThat(receiver.state()).isEqualTo(QpState.ERROR);
-
-        receiver.recover();
-        assertThat(receiver.state()).isEqualTo(QpState.RTS);
-        assertThat(receiver.qpNumber()).isEqualTo(number);
-        receiver.postReceive(new ReceiveWorkRequest().set(2, server.recvRegion.address(), 4096 + GRH,
-            server.recvRegion.lkey()));
-        send(sender, route, receiver, 64);
-        final WorkCompletion received = await(server.recvCq);
-        assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
-        assertThat(received.wrId()).isEqualTo(2);
-        assertThat(received.byteLength()).isEqualTo(GRH + 64);
-    }
-
-    @Test
-    void shouldAgreeOnReadsInFlightAtSetUp() throws IOException
-    {
-        final Connected pair = connect(0);
-        final int depth = ((IbverbsConnection)pair.clientConnection()).initiatorDepth();
-        assertThat(depth).isPositive()
-            .isLessThanOrEqualTo(client.context.attributes().maxInitiatorReads())
-            .isLessThanOrEqualTo(server.context.attributes().maxResponderReads());
-        assertThat(((IbverbsConnection)pair.serverConnection()).initiatorDepth())
-            .isLessThanOrEqualTo(client.context.attributes().maxResponderReads());
-    }
-
-    private void send(final QueuePair sender, final AddressHandle route, final QueuePair receiver, final int length)
-        throws IOException
-    {
-        sender.postSend(new SendWorkRequest().wrId(length).opcode(Opcode.SEND).flags(SendWorkRequest.SIGNALED)
-            .addSge(client.sendRegion.address(), length, client.sendRegion.lkey())
-            .ud(route, receiver.qpNumber(), QKEY));
-        assertThat(await(client.sendCq).status()).isEqualTo(WcStatus.SUCCESS);
     }
 }

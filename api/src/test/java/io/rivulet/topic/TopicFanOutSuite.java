@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -178,7 +180,7 @@ public abstract class TopicFanOutSuite
     }
 
     @Test
-    @ScaledTimeout(60)
+    @ScaledTimeout(120) // beyond its awaits' 60 s, so that a stall fails with what each feed saw
     void shouldDeliverExactlyTheTopicsAWildcardMatches()
     {
         final Rivulet publisherNode = nodes.launch(context());
@@ -207,7 +209,8 @@ public abstract class TopicFanOutSuite
         {
             publish(publication, 1, 100, value -> true);
         }
-        await("delivered", () -> feeds.get(">").dataCount() == 600);
+        await("delivered", () -> feeds.get(">").dataCount() == 600,
+            () -> feeds.values() + ", engine errors " + nodes.errors);
 
         assertThat(feeds.get("md.quotes.*").dataByTopic()).containsOnlyKeys("md.quotes.EURUSD", "md.quotes.GBPUSD",
             "md.quotes.USDJPY");
@@ -280,12 +283,25 @@ public abstract class TopicFanOutSuite
     /** Polls until the condition holds, failing after {@code timeoutNs}, which the caller has scaled already. */
     static void await(final String what, final BooleanSupplier condition, final long timeoutNs)
     {
+        await(what, condition, timeoutNs, () -> "");
+    }
+
+    /** As {@link #await(String, BooleanSupplier)}, naming {@code state} (what the test saw) when it times out. */
+    static void await(final String what, final BooleanSupplier condition, final Supplier<String> state)
+    {
+        await(what, condition, TestTime.nanos(60, TimeUnit.SECONDS), state);
+    }
+
+    private static void await(
+        final String what, final BooleanSupplier condition, final long timeoutNs, final Supplier<String> state)
+    {
         final long deadlineNs = System.nanoTime() + timeoutNs;
         for (int i = 0; !condition.getAsBoolean(); i++)
         {
             if (System.nanoTime() - deadlineNs > 0)
             {
-                fail("timed out waiting for " + what);
+                final String seen = state.get();
+                fail("timed out waiting for " + what + (seen.isEmpty() ? "" : ": " + seen));
             }
             idle(i);
         }
@@ -361,7 +377,7 @@ public abstract class TopicFanOutSuite
         final List<String> problems = new CopyOnWriteArrayList<>();
         private final long initialRequest;
         private final Map<String, Long> lastByTopic = new HashMap<>();
-        private final Map<String, Integer> dataByTopic = new HashMap<>();
+        private final Map<String, Integer> dataByTopic = new ConcurrentHashMap<>(); // read by a failing test
         private final List<String> joinedTopics = new CopyOnWriteArrayList<>();
         private final List<TopicMessage> signals = new CopyOnWriteArrayList<>();
         private List<TopicMessage> items;
@@ -468,6 +484,13 @@ public abstract class TopicFanOutSuite
         List<TopicMessage> items()
         {
             return items;
+        }
+
+        @Override
+        public String toString()
+        {
+            return name + ": " + dataCount + " messages " + new TreeMap<>(dataByTopic) + ", joined " + joinedTopics +
+                (error == null ? "" : ", error " + error) + (problems.isEmpty() ? "" : ", problems " + problems);
         }
 
         /** @return JOINED, GAP and END items. */

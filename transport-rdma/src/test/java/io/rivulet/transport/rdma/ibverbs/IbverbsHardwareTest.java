@@ -138,4 +138,16 @@ class IbverbsHardwareTest extends VerbsHardwareSuite
         assertThat(failed.byteLength()).isZero();
         assertThat(pair.clientQp().state()).isEqualTo(QpState.ERROR);
     }
+
+    @Test
+    void shouldAgreeOnReadsInFlightAtSetUp() throws IOException
+    {
+        final Connected pair = connect(0);
+        final int depth = ((IbverbsConnection)pair.clientConnection()).initiatorDepth();
+        assertThat(depth).isPositive()
+            .isLessThanOrEqualTo(client.context.attributes().maxInitiatorReads())
+            .isLessThanOrEqualTo(server.context.attributes().maxResponderReads());
+        assertThat(((IbverbsConnection)pair.serverConnection()).initiatorDepth())
+            .isLessThanOrEqualTo(client.context.attributes().maxResponderReads());
+    }
 }

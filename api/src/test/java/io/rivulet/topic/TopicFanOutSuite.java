@@ -201,10 +201,18 @@ public abstract class TopicFanOutSuite
             connection.subscribe(pattern).subscribe(feed);
             feeds.put(pattern, feed);
         }
-        await("subscribed", () -> feeds.get("md.quotes.EURUSD").joined() && feeds.get(">").joinedTopics().size() == 5);
+        // A subscription joins each topic live from that moment, one join after another per topic and connection:
+        // wait until every subscription joined every topic it matches, or the first messages may precede its join.
+        awaitJoined(feeds, Map.of(
+            "md.quotes.*", List.of("md.quotes.EURUSD", "md.quotes.GBPUSD"),
+            "md.*.EURUSD", List.of("md.quotes.EURUSD", "md.trades.EURUSD"),
+            "md.>", List.of("md.quotes.EURUSD", "md.quotes.GBPUSD", "md.trades.EURUSD", "md.quotes.EURUSD.depth"),
+            ">", names,
+            "md.quotes.EURUSD", List.of("md.quotes.EURUSD")));
         // A topic published after the subscriptions is matched too.
         publications.add(publisherNode.publication("md.quotes.USDJPY", TopicOptions.block()));
-        await("the new topic attached", () -> feeds.get("md.>").joinedTopics().contains("md.quotes.USDJPY"));
+        awaitJoined(feeds, Map.of("md.quotes.*", List.of("md.quotes.USDJPY"), "md.>", List.of("md.quotes.USDJPY"),
+            ">", List.of("md.quotes.USDJPY")));
         for (final Publication publication : publications)
         {
             publish(publication, 1, 100, value -> true);
@@ -228,6 +236,15 @@ public abstract class TopicFanOutSuite
     }
 
     // ---------------------------------------------------------------------------------------- support
+
+    /** Waits until each feed named has joined (at least) the topics listed for it. */
+    static void awaitJoined(final Map<String, Feed> feeds, final Map<String, List<String>> topicsByFeed)
+    {
+        await("the subscriptions joined " + topicsByFeed,
+            () -> topicsByFeed.entrySet().stream()
+                .allMatch(entry -> feeds.get(entry.getKey()).joinedTopics().containsAll(entry.getValue())),
+            () -> feeds.values().toString());
+    }
 
     /** Publishes values from..to, value v with key v % keys, waiting out back-pressure. */
     static void publish(final Publication publication, final long from, final long to, final int keys)

@@ -1,13 +1,10 @@
 package io.rivulet.transport.rdma;
 
-import io.rivulet.transport.rdma.jni.Gid;
-import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CmRequest;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.DeviceAttributes;
-import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QpState;
 import io.rivulet.transport.rdma.verbs.QpType;
 import io.rivulet.transport.rdma.verbs.QueuePair;
@@ -16,7 +13,6 @@ import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
 import io.rivulet.transport.rdma.verbs.SendWorkRequest;
 import io.rivulet.transport.rdma.verbs.UdAddress;
 import io.rivulet.transport.rdma.verbs.VerbsContext;
-import io.rivulet.transport.rdma.verbs.VerbsException;
 import io.rivulet.transport.rdma.verbs.VerbsProvider;
 import io.rivulet.transport.rdma.verbs.WorkCompletion;
 
@@ -115,43 +111,18 @@ final class ReshapedVerbsProvider implements VerbsProvider
         return cq instanceof TrackedCompletionQueue tracked ? tracked.delegate : cq;
     }
 
-    private final class Context implements VerbsContext
+    private final class Context extends ForwardingVerbsContext
     {
-        private final VerbsContext delegate;
 
         Context(final VerbsContext delegate)
         {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String providerName()
-        {
-            return delegate.providerName();
-        }
-
-        @Override
-        public String deviceName()
-        {
-            return delegate.deviceName();
+            super(delegate);
         }
 
         @Override
         public DeviceAttributes attributes()
         {
             return reshape.apply(delegate.attributes());
-        }
-
-        @Override
-        public int pollConnectionEvents() throws IOException
-        {
-            return delegate.pollConnectionEvents();
-        }
-
-        @Override
-        public ProtectionDomain allocateProtectionDomain() throws IOException
-        {
-            return delegate.allocateProtectionDomain();
         }
 
         @Override
@@ -261,30 +232,6 @@ final class ReshapedVerbsProvider implements VerbsProvider
         public QueuePair createUdQueuePair(final QueuePairConfig config) throws IOException
         {
             return delegate.createUdQueuePair(unwrap(config));
-        }
-
-        @Override
-        public int udMtu() throws IOException
-        {
-            return delegate.udMtu();
-        }
-
-        @Override
-        public AddressHandle createAddressHandle(final ProtectionDomain pd, final UdAddress remote) throws IOException
-        {
-            return delegate.createAddressHandle(pd, remote);
-        }
-
-        @Override
-        public Gid udSourceOf(final UdAddress remote) throws VerbsException
-        {
-            return delegate.udSourceOf(remote);
-        }
-
-        @Override
-        public long totalRegistrations()
-        {
-            return delegate.totalRegistrations();
         }
 
         @Override

@@ -1,11 +1,9 @@
 package io.rivulet.transport.rdma.ud;
 
-import io.rivulet.transport.rdma.jni.Gid;
+import io.rivulet.transport.rdma.ForwardingVerbsContext;
 import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
-import io.rivulet.transport.rdma.verbs.CompletionQueue;
-import io.rivulet.transport.rdma.verbs.DeviceAttributes;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QpState;
 import io.rivulet.transport.rdma.verbs.QpType;
@@ -32,9 +30,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe where the endpoint needs it: address handles may be made on another thread.
  */
-public final class FaultyVerbsContext implements VerbsContext
+public final class FaultyVerbsContext extends ForwardingVerbsContext
 {
-    private final VerbsContext delegate;
     /** Threads that made address handles. */
     public final Set<Thread> addressHandleThreads = ConcurrentHashMap.newKeySet();
     public final AtomicInteger addressHandlesMade = new AtomicInteger();
@@ -51,43 +48,7 @@ public final class FaultyVerbsContext implements VerbsContext
 
     public FaultyVerbsContext(final VerbsContext delegate)
     {
-        this.delegate = delegate;
-    }
-
-    @Override
-    public String providerName()
-    {
-        return delegate.providerName();
-    }
-
-    @Override
-    public String deviceName()
-    {
-        return delegate.deviceName();
-    }
-
-    @Override
-    public DeviceAttributes attributes()
-    {
-        return delegate.attributes();
-    }
-
-    @Override
-    public long totalRegistrations()
-    {
-        return delegate.totalRegistrations();
-    }
-
-    @Override
-    public ProtectionDomain allocateProtectionDomain() throws IOException
-    {
-        return delegate.allocateProtectionDomain();
-    }
-
-    @Override
-    public CompletionQueue createCompletionQueue(final int entries) throws IOException
-    {
-        return delegate.createCompletionQueue(entries);
+        super(delegate);
     }
 
     @Override
@@ -106,18 +67,6 @@ public final class FaultyVerbsContext implements VerbsContext
     public QueuePair createUdQueuePair(final QueuePairConfig config) throws IOException
     {
         return new FaultyQueuePair(delegate.createUdQueuePair(config));
-    }
-
-    @Override
-    public int udMtu() throws IOException
-    {
-        return delegate.udMtu();
-    }
-
-    @Override
-    public Gid udSourceOf(final UdAddress remote) throws VerbsException
-    {
-        return delegate.udSourceOf(remote);
     }
 
     @Override
@@ -148,12 +97,6 @@ public final class FaultyVerbsContext implements VerbsContext
         final AddressHandle handle = delegate.createAddressHandle(pd, remote);
         addressHandlesMade.incrementAndGet();
         return handle;
-    }
-
-    @Override
-    public void close()
-    {
-        delegate.close();
     }
 
     /** The device's queue pair, counting receive posts and spoiling sends when asked. */

@@ -1,24 +1,21 @@
 package io.rivulet.transport.rdma.ud;
 
+import io.rivulet.transport.rdma.ForwardingVerbsContext;
 import io.rivulet.protocol.datagram.DatagramPublisher;
 import io.rivulet.protocol.datagram.DatagramSettings;
 import io.rivulet.protocol.datagram.DatagramSubscriber;
 import io.rivulet.protocol.datagram.SwiftSettings;
-import io.rivulet.transport.rdma.jni.Gid;
 import io.rivulet.transport.rdma.soft.SoftFabric;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
 import io.rivulet.transport.rdma.soft.SoftVerbsProvider;
 import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
-import io.rivulet.transport.rdma.verbs.CompletionQueue;
-import io.rivulet.transport.rdma.verbs.DeviceAttributes;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
 import io.rivulet.transport.rdma.verbs.UdAddress;
 import io.rivulet.transport.rdma.verbs.VerbsContext;
-import io.rivulet.transport.rdma.verbs.VerbsException;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -149,51 +146,14 @@ class UdThousandSubscribersTest
     }
 
     /** Counts the queue pairs and address handles made through it; everything else is passed through. */
-    private static final class CountingContext implements VerbsContext
+    private static final class CountingContext extends ForwardingVerbsContext
     {
-        private final VerbsContext delegate;
         int udQueuePairs;
         int addressHandles;
 
         CountingContext(final VerbsContext delegate)
         {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String providerName()
-        {
-            return delegate.providerName();
-        }
-
-        @Override
-        public String deviceName()
-        {
-            return delegate.deviceName();
-        }
-
-        @Override
-        public DeviceAttributes attributes()
-        {
-            return delegate.attributes();
-        }
-
-        @Override
-        public long totalRegistrations()
-        {
-            return delegate.totalRegistrations();
-        }
-
-        @Override
-        public ProtectionDomain allocateProtectionDomain() throws IOException
-        {
-            return delegate.allocateProtectionDomain();
-        }
-
-        @Override
-        public CompletionQueue createCompletionQueue(final int entries) throws IOException
-        {
-            return delegate.createCompletionQueue(entries);
+            super(delegate);
         }
 
         @Override
@@ -206,18 +166,6 @@ class UdThousandSubscribersTest
         public CmConnection connect(final InetSocketAddress remote, final QueuePairConfig config)
         {
             throw new AssertionError("a UD endpoint must not make RC connections");
-        }
-
-        @Override
-        public int udMtu() throws IOException
-        {
-            return delegate.udMtu();
-        }
-
-        @Override
-        public Gid udSourceOf(final UdAddress remote) throws VerbsException
-        {
-            return delegate.udSourceOf(remote);
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.rivulet;
 import io.rivulet.counters.NodeDirectory;
 import io.rivulet.counters.NodeFileWriter;
 import io.rivulet.engine.Conductor;
+import io.rivulet.engine.ConductorCommands;
 import io.rivulet.engine.EngineCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.ProtocolSettings;
@@ -10,8 +11,10 @@ import io.rivulet.security.Authenticator;
 import io.rivulet.region.ExposedRegion;
 import io.rivulet.region.RegionAccess;
 import io.rivulet.region.RegionRegistry;
+import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.OneSidedTransport;
 import io.rivulet.protocol.datagram.DatagramChannels;
+import io.rivulet.protocol.datagram.TopicDatagrams;
 import io.rivulet.protocol.datagram.DatagramSettings;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.DatagramTransport;
@@ -42,11 +45,15 @@ import reactor.util.retry.Retry;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * A Rivulet node: an engine (conductor and sender agents) over one transport, serving and
@@ -99,23 +106,38 @@ public final class Rivulet implements AutoCloseable
             context.errorHandler().accept(error);
         };
         sender = new Sender(counters);
-        conductor = new Conductor(driver, sender, context.nanoClock(), context.protocolSettings(),
-            context.outboundRingLength(), context.connectTimeoutNs(), counters, errorHandler);
+        final ConductorCommands commands = new ConductorCommands();
         // Fan-out topics: control on the conductor, data plane (TopicSender) on the sender's thread, ahead of the
         // Sender so that what it offers to links is flushed in the same duty cycle.
         final TopicSender topicSender = new TopicSender(context.nanoClock(), context.topicSettings(), counters.framesSent,
             counters.bytesSent);
-        topics = new TopicRegistry(conductor, topicSender, context.topicSettings());
+        topics = new TopicRegistry(commands, topicSender, context.topicSettings());
         topics.counters(counters.factory());
-        conductor.topics(topics);
-        conductor.security(context.authenticator(), context.authTokenBytes());
         // One-sided remote memory: one-sided on transports that can (RDMA), emulated by the engine otherwise.
-        regions = new RegionRegistry(conductor, driver instanceof OneSidedTransport oneSided ? oneSided : null,
+        regions = new RegionRegistry(commands, driver instanceof OneSidedTransport oneSided ? oneSided : null,
             counters.regionOpsEmulated, counters.regionOpsPosted);
-        conductor.regions(regions);
+        // The protocol layers every connection carries, in order: topics, regions, then what needs them.
+        final List<NodeExtension> extensions = new ArrayList<>(List.of(topics, regions));
         if (context.topicDatagrams())
         {
-            conductor.datagrams(openDatagramPlane(context, driver, counters));
+            extensions.add(new TopicDatagrams(openDatagramPlane(context, driver, counters), context.maxFrameLength()));
+        }
+        for (final Function<Executor, NodeExtension> extension : context.extensions())
+        {
+            extensions.add(extension.apply(commands));
+        }
+        try
+        {
+            conductor = new Conductor(commands, driver, sender, context.nanoClock(), context.protocolSettings(),
+                context.outboundRingLength(), context.connectTimeoutNs(), counters, context.authenticator(),
+                context.authTokenBytes(), extensions, errorHandler);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            extensions.forEach(NodeExtension::close);
+            driver.close();
+            counters.close();
+            throw new ConfigurationException("extensions cannot run together: " + ex.getMessage());
         }
 
         final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
@@ -448,6 +470,7 @@ public final class Rivulet implements AutoCloseable
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private ThreadFactory threadFactory;
         private Consumer<Throwable> errorHandler;
+        private final List<Function<Executor, NodeExtension>> extensions = new ArrayList<>();
         private boolean concluded;
 
         /** Picks a transport; by default the one named by {@code rivulet.transport} ("tcp"). */
@@ -892,6 +915,26 @@ public final class Rivulet implements AutoCloseable
         public ThreadFactory threadFactory()
         {
             return threadFactory;
+        }
+
+        /**
+         * Adds a protocol layer that every connection of the node carries, after the built-in ones (topics,
+         * regions, topic datagrams). The node builds it when it starts, giving it the executor that runs commands
+         * on the conductor; its frame types must be claimed by no other layer.
+         *
+         * @param extension builds the node's part of the layer from the conductor's command executor.
+         * @return this.
+         */
+        public Context extension(final Function<Executor, NodeExtension> extension)
+        {
+            extensions.add(java.util.Objects.requireNonNull(extension, "extension"));
+            return this;
+        }
+
+        /** @return the protocol layers added with {@link #extension}, in order. */
+        public List<Function<Executor, NodeExtension>> extensions()
+        {
+            return List.copyOf(extensions);
         }
 
         /**

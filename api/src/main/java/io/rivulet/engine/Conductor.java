@@ -11,15 +11,12 @@ import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.security.Authenticator;
 import io.rivulet.spi.LinkConnector;
+import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportDriver;
-import io.rivulet.region.RegionRegistry;
-import io.rivulet.protocol.datagram.DatagramChannels;
-import io.rivulet.topic.TopicRegistry;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.DeadlineTimerWheel;
 import org.slf4j.Logger;
@@ -29,6 +26,7 @@ import reactor.core.publisher.Sinks;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -47,7 +45,7 @@ public final class Conductor implements Agent, Executor
     private static final long HEARTBEAT_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final Logger LOG = LoggerFactory.getLogger(Conductor.class);
 
-    private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
+    private final ConductorCommands commands;
     private final TransportDriver driver;
     private final Sender sender;
     private final NanoClock clock;
@@ -67,19 +65,32 @@ public final class Conductor implements Agent, Executor
     private volatile boolean shutdownRequested;
     private volatile boolean quiescent;
     private long shutdownDeadlineNs;
-    /** The node's fan-out topics; each connection gets an endpoint in it. Set before the agents start. */
-    private TopicRegistry topics;
-    private DatagramChannels datagrams;
+    /** The node's protocol layers (topics, regions, datagrams, …), in order; each connection attaches to each. */
+    private final List<NodeExtension> extensions;
     /** Who may connect to this node's servers (null: everyone) and the token its clients send in SETUP. */
-    private Authenticator authenticator;
-    private byte[] setupMetadata = new byte[0];
+    private final Authenticator authenticator;
+    private final byte[] setupMetadata;
     /** Accepted links refused for the connection limit, waiting (bounded) for their peer to read the error. */
     private final ArrayList<ConnectionRefusal> refusals = new ArrayList<>();
     private static final int MAX_REFUSALS = 64;
-    /** The node's exposed regions; each connection gets an endpoint in it. Set before the agents start. */
-    private RegionRegistry regions;
 
+    /**
+     * @param commands          the queue other threads hand commands through ({@link #execute}); made first so
+     *                          that the extensions can be given it before the conductor exists.
+     * @param driver            the transport: listens, connects, and is driven in this duty cycle.
+     * @param sender            the agent that drains every connection's outbound ring.
+     * @param clock             the engine's clock.
+     * @param settings          protocol limits and timings.
+     * @param outboundRingLength bytes of each connection's outbound ring.
+     * @param connectTimeoutNs  how long a connect may take until the link is up.
+     * @param counters          the node's counters.
+     * @param authenticator     run on every SETUP this node's servers receive; null accepts everyone.
+     * @param setupMetadata     what this node's clients send in SETUP (a token).
+     * @param extensions        the node's protocol layers, in order.
+     * @param errorHandler      receives errors with nowhere else to go.
+     */
     public Conductor(
+        final ConductorCommands commands,
         final TransportDriver driver,
         final Sender sender,
         final NanoClock clock,
@@ -87,8 +98,13 @@ public final class Conductor implements Agent, Executor
         final int outboundRingLength,
         final long connectTimeoutNs,
         final EngineCounters counters,
+        final Authenticator authenticator,
+        final byte[] setupMetadata,
+        final List<NodeExtension> extensions,
         final Consumer<Throwable> errorHandler)
     {
+        ProtocolConnection.checkExtensions(extensions);
+        this.commands = commands;
         this.driver = driver;
         this.sender = sender;
         this.clock = clock;
@@ -97,50 +113,18 @@ public final class Conductor implements Agent, Executor
         this.connectTimeoutNs = connectTimeoutNs;
         this.counters = counters;
         this.errorHandler = errorHandler;
+        this.authenticator = authenticator;
+        this.setupMetadata = setupMetadata.clone();
+        this.extensions = List.copyOf(extensions);
         this.nowNs = clock.nanoTime();
         this.lastHeartbeatNs = nowNs;
         this.timers = new ConductorTimers(nowNs);
     }
 
-    /**
-     * Before the agents start: the node's topic layer. Each connection then gets a topic endpoint, which its
-     * duty cycle drives (subscriptions, credits, liveness); the data plane runs on the sender's thread.
-     */
-    public void topics(final TopicRegistry topics)
-    {
-        this.topics = topics;
-    }
-
-    /**
-     * Before the agents start: the authenticator run on every SETUP this node's servers receive (null accepts
-     * everyone) and the metadata (token) this node's clients send in SETUP.
-     */
-    public void security(final Authenticator authenticator, final byte[] setupMetadata)
-    {
-        this.authenticator = authenticator;
-        this.setupMetadata = setupMetadata.clone();
-    }
-
-    /**
-     * Before the agents start: the node's datagram plane ({@code rivulet.topicDatagrams}). Each connection then
-     * offers its peer to take topic data as datagrams; the plane runs in this agent's duty cycle and is closed
-     * with it, before the driver.
-     */
-    public void datagrams(final DatagramChannels datagrams)
-    {
-        this.datagrams = datagrams;
-    }
-
-    /** Before the agents start: the node's one-sided remote memory layer. */
-    public void regions(final RegionRegistry regions)
-    {
-        this.regions = regions;
-    }
-
     @Override
     public void execute(final Runnable command)
     {
-        commands.offer(command);
+        commands.execute(command);
     }
 
     @Override
@@ -158,10 +142,6 @@ public final class Conductor implements Agent, Executor
         {
             lastHeartbeatNs = now;
             counters.heartbeat(System.currentTimeMillis());
-            if (topics != null)
-            {
-                topics.sampleCounters();
-            }
         }
         int work = runCommands();
         work += driver.doWork(now);
@@ -183,9 +163,9 @@ public final class Conductor implements Agent, Executor
                 rescheduleKeepalive(connection, now);
             }
         }
-        if (datagrams != null)
+        for (int i = 0; i < extensions.size(); i++)
         {
-            work += datagrams.doWork(now); // topic data as datagrams: receive, pack, send, acknowledge
+            work += extensions.get(i).doWork(now); // node-level parts: a shared endpoint, counters
         }
         for (int i = refusals.size() - 1; i >= 0; i--)
         {
@@ -225,9 +205,9 @@ public final class Conductor implements Agent, Executor
             connection.link().close();
             connection.counters().close();
         }
-        if (datagrams != null)
+        for (int i = extensions.size() - 1; i >= 0; i--)
         {
-            datagrams.close(); // its endpoint lives on the driver's device
+            extensions.get(i).close(); // before the driver: an extension's endpoint may live on its device
         }
         driver.close();
         quiescent = true;
@@ -376,7 +356,7 @@ public final class Conductor implements Agent, Executor
                     }
                     else
                     {
-                        startConnection(link, false, server.responder, now).authenticator(authenticator);
+                        startConnection(link, false, server.responder, now);
                     }
                     work++;
                 }
@@ -454,25 +434,13 @@ public final class Conductor implements Agent, Executor
         final ConnectionCounters connectionCounters = counters.connectionCounters(connectionId, link.remoteAddress());
         final Outbound outbound = new Outbound(outboundRingLength, settings.maxFrameLength(),
             connectionCounters.backPressure());
-        final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings,
-            connectionCounters, client, responder, this, errorHandler, now);
+        final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings, connectionCounters,
+            client, responder, client ? null : authenticator, extensions, this, errorHandler, now);
         LOG.debug("connection {} opened {} {} ({} -> {})", connectionId, client ? "to" : "from", link.remoteAddress(),
             link.localAddress(), link.remoteAddress());
         // One line when a connection ends abnormally (lost, protocol violation, rejected), with its id; control plane.
-        connection.onClose().subscribe(null, error -> LOG.info("connection {} {} {} ended: {}", connectionId,
+        connection.api().onClose().subscribe(null, error -> LOG.info("connection {} {} {} ended: {}", connectionId,
             client ? "to" : "from", connection.remoteAddress(), error.toString()));
-        if (topics != null)
-        {
-            connection.enableTopics(topics);
-        }
-        if (regions != null)
-        {
-            connection.enableRegions(regions);
-        }
-        if (datagrams != null && topics != null)
-        {
-            connection.enableDatagrams(datagrams);
-        }
         connections.add(connection);
         sender.add(connection);
         rescheduleKeepalive(connection, now + settings.keepaliveIntervalNs());

@@ -1,11 +1,8 @@
 package io.rivulet.engine;
 
-import io.rivulet.codec.FrameFlags;
-import io.rivulet.codec.FrameType;
-import io.rivulet.codec.wire.MessageHeaderDecoder;
-import io.rivulet.codec.wire.PayloadDecoder;
-import io.rivulet.codec.wire.RequestStreamDecoder;
-import io.rivulet.protocol.ProtocolConnection;
+import io.rivulet.codec.FrameHeader;
+import io.rivulet.protocol.ConnectionOutput;
+import io.rivulet.protocol.SendMode;
 import io.rivulet.spi.ReliableLink;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -21,15 +18,15 @@ import java.util.ArrayList;
  * The sender agent: moves encoded frames from each connection's outbound ring to its link and
  * flushes the link. It knows nothing of streams; the frames were encoded by the producers.
  *
- * <p>Single-threaded: connections arrive through {@link #add(ProtocolConnection)} (any thread) and
- * leave when their {@link ProtocolConnection#sendMode()} says so.
+ * <p>Single-threaded: connections arrive through {@link #add(ConnectionOutput)} (any thread) and
+ * leave when their {@link ConnectionOutput#sendMode()} says so.
  */
 public final class Sender implements Agent
 {
     private static final int FRAMES_PER_CONNECTION = 256;
 
-    private final ManyToOneConcurrentLinkedQueue<ProtocolConnection> additions = new ManyToOneConcurrentLinkedQueue<>();
-    private final ArrayList<ProtocolConnection> connections = new ArrayList<>();
+    private final ManyToOneConcurrentLinkedQueue<ConnectionOutput> additions = new ManyToOneConcurrentLinkedQueue<>();
+    private final ArrayList<ConnectionOutput> connections = new ArrayList<>();
     private final EngineCounters counters;
     private final ControlledMessageHandler frameHandler = this::onFrame;
     private ReliableLink currentLink;
@@ -46,7 +43,7 @@ public final class Sender implements Agent
     }
 
     /** Any thread: start draining this connection. */
-    public void add(final ProtocolConnection connection)
+    public void add(final ConnectionOutput connection)
     {
         additions.offer(connection);
     }
@@ -55,7 +52,7 @@ public final class Sender implements Agent
     public int doWork()
     {
         int work = 0;
-        ProtocolConnection added;
+        ConnectionOutput added;
         while ((added = additions.poll()) != null)
         {
             connections.add(added);
@@ -63,16 +60,16 @@ public final class Sender implements Agent
         }
         for (int i = connections.size() - 1; i >= 0; i--)
         {
-            final ProtocolConnection connection = connections.get(i);
-            final ProtocolConnection.SendMode mode = connection.sendMode();
-            if (mode == ProtocolConnection.SendMode.RELEASE)
+            final ConnectionOutput connection = connections.get(i);
+            final SendMode mode = connection.sendMode();
+            if (mode == SendMode.RELEASE)
             {
                 release(i, connection);
                 work++;
                 continue;
             }
             work += send(connection);
-            if (mode == ProtocolConnection.SendMode.DRAIN && isDrained(connection))
+            if (mode == SendMode.DRAIN && isDrained(connection))
             {
                 release(i, connection);
                 work++;
@@ -103,17 +100,17 @@ public final class Sender implements Agent
         return "rivulet-sender";
     }
 
-    private int send(final ProtocolConnection connection)
+    private int send(final ConnectionOutput connection)
     {
         final ReliableLink link = connection.link();
         currentLink = link;
         connectionFrames = 0;
         connectionBytes = 0;
         connectionMessages = 0;
-        final int frames = connection.outboundRing().ring().controlledRead(frameHandler, FRAMES_PER_CONNECTION);
+        final int frames = connection.outbound().ring().controlledRead(frameHandler, FRAMES_PER_CONNECTION);
         if (connectionFrames > 0)
         {
-            connection.counters().onFramesSent(connectionFrames, connectionBytes, connectionMessages);
+            connection.onFramesSent(connectionFrames, connectionBytes, connectionMessages);
         }
         try
         {
@@ -140,7 +137,7 @@ public final class Sender implements Agent
             bytesSent += length;
             connectionFrames++;
             connectionBytes += length;
-            if (endsMessage(buffer, index, length))
+            if (FrameHeader.endsMessage(buffer, index, length))
             {
                 connectionMessages++;
             }
@@ -149,41 +146,13 @@ public final class Sender implements Agent
         return ControlledMessageHandler.Action.ABORT;
     }
 
-    /**
-     * Whether an outbound frame (encoded by this node, so well-formed) is the last or only frame of an application
-     * message: a request, or a PAYLOAD with NEXT, without FOLLOWS. Reads two header bytes and one flag byte.
-     */
-    static boolean endsMessage(final DirectBuffer buffer, final int index, final int length)
+    private static boolean isDrained(final ConnectionOutput connection)
     {
-        if (length < MessageHeaderDecoder.ENCODED_LENGTH)
-        {
-            return false;
-        }
-        final int type = buffer.getShort(index + MessageHeaderDecoder.templateIdEncodingOffset(),
-            java.nio.ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
-        if (!FrameType.carriesPayload(type))
-        {
-            return false;
-        }
-        final int blockOffset = index + MessageHeaderDecoder.ENCODED_LENGTH;
-        final int flagsOffset = type == FrameType.REQUEST_STREAM || type == FrameType.REQUEST_CHANNEL ?
-            RequestStreamDecoder.flagsEncodingOffset() : PayloadDecoder.flagsEncodingOffset();
-        if (blockOffset + flagsOffset >= index + length)
-        {
-            return false;
-        }
-        final byte flags = buffer.getByte(blockOffset + flagsOffset);
-        return !FrameFlags.isSet(flags, FrameFlags.FOLLOWS) &&
-            (type != FrameType.PAYLOAD || FrameFlags.isSet(flags, FrameFlags.NEXT));
-    }
-
-    private static boolean isDrained(final ProtocolConnection connection)
-    {
-        final ManyToOneRingBuffer ring = connection.outboundRing().ring();
+        final ManyToOneRingBuffer ring = connection.outbound().ring();
         return ring.consumerPosition() == ring.producerPosition() && connection.link().isFlushed();
     }
 
-    private void release(final int index, final ProtocolConnection connection)
+    private void release(final int index, final ConnectionOutput connection)
     {
         connections.remove(index);
         connection.onSenderReleased();

@@ -5,9 +5,12 @@ import io.rivulet.RivuletException;
 import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
+import io.rivulet.spi.ConnectionExtension;
+import io.rivulet.spi.ConnectionServices;
 import io.rivulet.spi.OneSidedOperation;
 import io.rivulet.spi.OneSidedPath;
 import io.rivulet.spi.OneSidedTransport;
+import io.rivulet.spi.Violation;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntHashSet;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -33,7 +36,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *
  * <p>Threading: {@link #submit} from any thread; everything else on the conductor.
  */
-public final class RegionEndpoint
+public final class RegionEndpoint implements ConnectionExtension
 {
     /** Emulated operations in flight per connection: bounds the replies the target may have to park. */
     static final int MAX_EMULATED_IN_FLIGHT = 256;
@@ -45,7 +48,7 @@ public final class RegionEndpoint
     static final int MAX_PARKED_REPLIES = MAX_EMULATED_IN_FLIGHT + 64;
 
     private final RegionRegistry registry;
-    private final RegionLink link;
+    private final ConnectionServices link;
     private final FrameWriter writer = new FrameWriter();
     private final UnsafeBuffer scratch;
     /** Many producers; drained by the conductor, and by a producer that finds the endpoint closed. */
@@ -65,7 +68,7 @@ public final class RegionEndpoint
     private RivuletException closedCause;
     private volatile boolean closed;
 
-    RegionEndpoint(final RegionRegistry registry, final RegionLink link)
+    RegionEndpoint(final RegionRegistry registry, final ConnectionServices link)
     {
         this.registry = registry;
         this.link = link;
@@ -156,7 +159,8 @@ public final class RegionEndpoint
      *
      * @return work done.
      */
-    public int doWork()
+    @Override
+    public int doWork(final long nowNs)
     {
         if (closed)
         {
@@ -298,34 +302,49 @@ public final class RegionEndpoint
     // ------------------------------------------------------------------------------------ conductor: frames
 
     /**
-     * Conductor: a region frame from the peer.
+     * Conductor: a region frame from the peer. A frame that breaks the protocol is reported to the connection,
+     * which closes.
      *
      * @param reader the validated frame.
-     * @return null, or why the frame breaks the protocol (the connection is then closed).
+     * @param nowNs  the cycle's clock.
      */
-    public String onFrame(final FrameReader reader)
+    @Override
+    public void onFrame(final FrameReader reader, final long nowNs)
     {
         switch (reader.frameType())
         {
-            case 21:
-                return onLookup(reader);
-            case 22:
-                return onInfo(reader);
-            case 23:
-                return onError(reader);
-            case 24:
+            case FrameType.REGION_LOOKUP:
+                onLookup(reader);
+                return;
+            case FrameType.REGION_INFO:
+                onInfo(reader);
+                return;
+            case FrameType.REGION_ERROR:
+                onError(reader);
+                return;
+            case FrameType.REGION_REVOKED:
                 onRevoked(reader.regionId());
-                return null;
-            case 25:
-                return onOperation(reader);
-            case 26:
-                return onResult(reader);
+                return;
+            case FrameType.REGION_OP:
+                onOperation(reader);
+                return;
+            case FrameType.REGION_OP_RESULT:
+                onResult(reader);
+                return;
             default:
-                return "unexpected " + FrameType.name(reader.frameType()) + " for the region layer";
+                violation(Violation.UNEXPECTED_FRAME, "unexpected " + FrameType.name(reader.frameType()) +
+                    " for the region layer");
         }
     }
 
-    private String onLookup(final FrameReader reader)
+    /** Reports a broken rule to the connection, which closes. @return false, for the handlers to return. */
+    private boolean violation(final Violation reason, final String detail)
+    {
+        link.violation(reason, detail);
+        return false;
+    }
+
+    private boolean onLookup(final FrameReader reader)
     {
         final String name = reader.text();
         final ExposedRegion region = registry.byName(name);
@@ -353,12 +372,12 @@ public final class RegionEndpoint
         return reply(length);
     }
 
-    private String onInfo(final FrameReader reader)
+    private boolean onInfo(final FrameReader reader)
     {
         final Object request = pending.remove(reader.requestId());
         if (!(request instanceof Lookup lookup))
         {
-            return "REGION_INFO for request " + reader.requestId() + ", which is no pending lookup";
+            return violation(Violation.UNKNOWN_ID, "REGION_INFO for request " + reader.requestId() + ", which is no pending lookup");
         }
         final RegionDescriptor descriptor = new RegionDescriptor(lookup.nameText, reader.regionId(), reader.address(),
             reader.regionLength(), reader.rkey(), reader.access(), reader.text());
@@ -367,15 +386,15 @@ public final class RegionEndpoint
             oneSided ? registry.oneSided().maxOperationLength() : emulatedMaxLength());
         registerHandle(handle);
         lookup.sink.success(handle);
-        return null;
+        return true;
     }
 
-    private String onError(final FrameReader reader)
+    private boolean onError(final FrameReader reader)
     {
         final Object request = pending.remove(reader.requestId());
         if (request == null)
         {
-            return "REGION_ERROR for request " + reader.requestId() + ", which is not pending";
+            return violation(Violation.UNKNOWN_ID, "REGION_ERROR for request " + reader.requestId() + ", which is not pending");
         }
         final RegionAccessException error = new RegionAccessException(RegionAccessException.Reason.ofCode(
             reader.errorCode()), "region access refused by " + link.remoteAddress() + ": " + reader.text());
@@ -388,7 +407,7 @@ public final class RegionEndpoint
             emulatedInFlight--;
             ((RegionOperation)request).complete(error);
         }
-        return null;
+        return true;
     }
 
     private void onRevoked(final int regionId)
@@ -403,18 +422,18 @@ public final class RegionEndpoint
         }
     }
 
-    private String onResult(final FrameReader reader)
+    private boolean onResult(final FrameReader reader)
     {
         final Object request = pending.get(reader.requestId());
         if (!(request instanceof RegionOperation operation))
         {
-            return "REGION_OP_RESULT for request " + reader.requestId() + ", which is no pending operation";
+            return violation(Violation.UNKNOWN_ID, "REGION_OP_RESULT for request " + reader.requestId() + ", which is no pending operation");
         }
         final int expected = operation.op == OneSidedOperation.READ ? operation.length : 0;
         if (reader.dataLength() != expected)
         {
-            return "REGION_OP_RESULT of " + reader.dataLength() + " bytes for a " + RegionOperation.opName(operation.op) +
-                " of " + operation.length;
+            return violation(Violation.INVALID_VALUE, "REGION_OP_RESULT of " + reader.dataLength() + " bytes for a " + RegionOperation.opName(operation.op) +
+                " of " + operation.length);
         }
         pending.remove(reader.requestId());
         emulatedInFlight--;
@@ -429,13 +448,13 @@ public final class RegionEndpoint
             default:
                 operation.onAtomic(reader.value());
         }
-        return null;
+        return true;
     }
 
     // ------------------------------------------------------------------------------------ target: emulation
 
     /** Applies a peer's operation to a local region: the engine does it, the application is never called. */
-    private String onOperation(final FrameReader reader)
+    private boolean onOperation(final FrameReader reader)
     {
         final long requestId = reader.requestId();
         final int op = reader.op();
@@ -517,27 +536,27 @@ public final class RegionEndpoint
         }
     }
 
-    private String replyError(final long requestId, final RegionAccessException.Reason reason, final String message)
+    private boolean replyError(final long requestId, final RegionAccessException.Reason reason, final String message)
     {
         final byte[] text = FrameWriter.utf8(message, Math.min(512, link.maxFrameLength() - FrameWriter.regionErrorLength(0)));
         return reply(writer.writeRegionError(scratch, 0, requestId, reason.code(), text));
     }
 
     /** Sends the frame in {@link #scratch}, or parks a copy while the ring is full. */
-    private String reply(final int length)
+    private boolean reply(final int length)
     {
         if (parkedReplies.isEmpty() && link.sendControl(scratch, 0, length))
         {
-            return null;
+            return true;
         }
         if (parkedReplies.size() >= MAX_PARKED_REPLIES)
         {
-            return "more than " + MAX_PARKED_REPLIES + " region requests outstanding";
+            return violation(Violation.LIMIT_EXCEEDED, "more than " + MAX_PARKED_REPLIES + " region requests outstanding");
         }
         final byte[] copy = new byte[length];
         scratch.getBytes(0, copy);
         parkedReplies.addLast(copy);
-        return null;
+        return true;
     }
 
     private int flushParkedReplies()
@@ -565,6 +584,7 @@ public final class RegionEndpoint
     // ------------------------------------------------------------------------------------ conductor: close
 
     /** Conductor: the connection closed; everything pending fails with its cause. */
+    @Override
     public void onClose(final RivuletException cause)
     {
         if (closed)

@@ -2,7 +2,10 @@ package io.rivulet.region;
 
 import io.rivulet.RivuletException;
 import io.rivulet.codec.FrameReader;
+import io.rivulet.codec.FrameType;
+import io.rivulet.spi.ConnectionServices;
 import io.rivulet.spi.ExposedMemory;
+import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.OneSidedTransport;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -24,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with exactly the requested access); otherwise it is a direct buffer the engine serves, with a random key that
  * operations must name.
  */
-public final class RegionRegistry
+public final class RegionRegistry implements NodeExtension
 {
     /** Memory alignment of TCP-served regions: atomics need 8-byte aligned words. */
     private static final int ALIGNMENT = 64;
@@ -164,13 +167,21 @@ public final class RegionRegistry
         });
     }
 
+    @Override
+    public int[] frameTypes()
+    {
+        return new int[]{FrameType.REGION_LOOKUP, FrameType.REGION_INFO, FrameType.REGION_ERROR,
+            FrameType.REGION_REVOKED, FrameType.REGION_OP, FrameType.REGION_OP_RESULT};
+    }
+
     /**
      * Conductor: a new connection's endpoint.
      *
-     * @param link the connection's side.
+     * @param link the connection as its extensions see it.
      * @return the endpoint; the connection drives it and passes it region frames.
      */
-    public RegionEndpoint newEndpoint(final RegionLink link)
+    @Override
+    public RegionEndpoint attach(final ConnectionServices link)
     {
         final RegionEndpoint endpoint = new RegionEndpoint(this, link);
         endpoints.add(endpoint);

@@ -7,6 +7,10 @@ import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.DetachReason;
 import io.rivulet.codec.wire.GapReason;
+import io.rivulet.spi.ConnectionExtension;
+import io.rivulet.spi.ConnectionServices;
+import io.rivulet.spi.Violation;
+import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -42,13 +46,16 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safety: {@link #subscribe(String)} from any thread, {@link #onCursorReleased} from the sender
  * thread; everything else on the conductor.
  */
-public final class TopicEndpoint
+public final class TopicEndpoint implements ConnectionExtension
 {
     /** Most subscriptions a peer may have on one connection. */
     static final int MAX_SUBSCRIPTIONS = 1024;
 
     private final TopicRegistry registry;
+    private final ConnectionServices connection;
     private final TopicLink link;
+    /** Where cursor frames go when it is open (datagrams); null or closed: the link. Sender thread reads it. */
+    private volatile TopicDataPath dataPath;
     private final TopicSettings settings;
     private final FrameWriter frames = new FrameWriter();
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[1024]);
@@ -76,10 +83,11 @@ public final class TopicEndpoint
     private Throwable closeCause;
     private volatile boolean closed;
 
-    TopicEndpoint(final TopicRegistry registry, final TopicLink link, final TopicSettings settings)
+    TopicEndpoint(final TopicRegistry registry, final ConnectionServices connection, final TopicSettings settings)
     {
         this.registry = registry;
-        this.link = link;
+        this.connection = connection;
+        this.link = new Link();
         this.settings = settings;
         this.scanIntervalNs = Math.max(TimeUnit.MICROSECONDS.toNanos(100), settings.heartbeatIntervalNs() / 4);
     }
@@ -199,6 +207,7 @@ public final class TopicEndpoint
      *
      * @return work done.
      */
+    @Override
     public int doWork(final long nowNs)
     {
         this.nowNs = nowNs;
@@ -219,7 +228,8 @@ public final class TopicEndpoint
      *
      * @param cause what ended the connection.
      */
-    public void onClose(final Throwable cause)
+    @Override
+    public void onClose(final RivuletException cause)
     {
         if (closeCause != null)
         {
@@ -459,46 +469,110 @@ public final class TopicEndpoint
     // ------------------------------------------------------------------------------ conductor: frames
 
     /**
-     * Conductor: a topic frame from the peer, already validated by the reader.
+     * Conductor: a topic frame from the peer on the link, already validated by the reader. A frame that breaks
+     * the topic protocol is reported to the connection, which closes.
      *
      * @param reader  wrapped around the frame.
      * @param nowNs   the cycle's clock.
-     * @return null, or why the frame violates the protocol (the connection closes).
      */
-    public String onFrame(final FrameReader reader, final long nowNs)
+    @Override
+    public void onFrame(final FrameReader reader, final long nowNs)
+    {
+        final TopicDataPath path = dataPath;
+        if (path != null && path.isOpen() && isCursorFrame(reader.frameType()))
+        {
+            // Both ends took each other's offer, so the peer's cursors send on the data path, never here.
+            violation(Violation.UNEXPECTED_FRAME, FrameType.name(reader.frameType()) +
+                " on the link while this connection's topic data goes as datagrams");
+            return;
+        }
+        dispatch(reader, nowNs);
+    }
+
+    /**
+     * Conductor: a frame that came over this connection's data path (datagrams); only a cursor's frames may.
+     *
+     * @param reader wrapped around the frame, already validated.
+     * @param nowNs  the cycle's clock.
+     */
+    public void onDataPathFrame(final FrameReader reader, final long nowNs)
+    {
+        if (!isCursorFrame(reader.frameType()))
+        {
+            violation(Violation.UNEXPECTED_FRAME, FrameType.name(reader.frameType()) +
+                " frame in a datagram: only topic data may come that way");
+            return;
+        }
+        dispatch(reader, nowNs);
+    }
+
+    /**
+     * Conductor, once: the frames a publication's cursor sends (data, attach, snapshot, gap, heartbeat, detach) go
+     * over this path from now on whenever it is open; the rest of the topic protocol stays on the link.
+     */
+    public void useDataPath(final TopicDataPath path)
+    {
+        this.dataPath = path;
+    }
+
+    /** @return true for the frames a publication's cursor sends: what may go over a data path. */
+    static boolean isCursorFrame(final int type)
+    {
+        switch (type)
+        {
+            case FrameType.TOPIC_DATA:
+            case FrameType.TOPIC_ATTACH:
+            case FrameType.TOPIC_SNAPSHOT:
+            case FrameType.TOPIC_GAP:
+            case FrameType.TOPIC_HEARTBEAT:
+            case FrameType.TOPIC_DETACH:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    private void dispatch(final FrameReader reader, final long nowNs)
     {
         this.nowNs = nowNs;
         if (closeCause != null)
         {
-            return null;
+            return;
         }
         switch (reader.frameType())
         {
-            case 12: return onData(reader);
-            case 13: return onSubscribe(reader);
-            case 14: onUnsubscribe(reader.subscriptionId()); return null;
-            case 15: onStatus(reader); return null;
-            case 16: return onAttach(reader);
-            case 17: return onSnapshot(reader);
-            case 18: return onGap(reader);
-            case 19: return onHeartbeat(reader);
-            case 20: return onDetach(reader);
-            default: return "not a topic frame: " + FrameType.name(reader.frameType());
+            case FrameType.TOPIC_DATA: onData(reader); return;
+            case FrameType.SUBSCRIBE: onSubscribe(reader); return;
+            case FrameType.UNSUBSCRIBE: onUnsubscribe(reader.subscriptionId()); return;
+            case FrameType.TOPIC_STATUS: onStatus(reader); return;
+            case FrameType.TOPIC_ATTACH: onAttach(reader); return;
+            case FrameType.TOPIC_SNAPSHOT: onSnapshot(reader); return;
+            case FrameType.TOPIC_GAP: onGap(reader); return;
+            case FrameType.TOPIC_HEARTBEAT: onHeartbeat(reader); return;
+            case FrameType.TOPIC_DETACH: onDetach(reader); return;
+            default: violation(Violation.UNEXPECTED_FRAME, "not a topic frame: " + FrameType.name(reader.frameType()));
         }
+    }
+
+    /** Reports a broken rule to the connection, which closes. @return false, for the handlers to return. */
+    private boolean violation(final Violation reason, final String detail)
+    {
+        connection.violation(reason, detail);
+        return false;
     }
 
     // Publisher role.
 
-    private String onSubscribe(final FrameReader reader)
+    private boolean onSubscribe(final FrameReader reader)
     {
         final int id = reader.subscriptionId();
         if (served.containsKey(id))
         {
-            return "SUBSCRIBE with subscription id " + id + " which is already in use";
+            return violation(Violation.ID_IN_USE, "SUBSCRIBE with subscription id " + id + " which is already in use");
         }
         if (served.size() >= MAX_SUBSCRIPTIONS)
         {
-            return "more than " + MAX_SUBSCRIPTIONS + " subscriptions on one connection";
+            return violation(Violation.LIMIT_EXCEEDED, "more than " + MAX_SUBSCRIPTIONS + " subscriptions on one connection");
         }
         final TopicPattern pattern;
         try
@@ -507,7 +581,7 @@ public final class TopicEndpoint
         }
         catch (final IllegalArgumentException ex)
         {
-            return "SUBSCRIBE with an invalid pattern: " + ex.getMessage();
+            return violation(Violation.INVALID_VALUE, "SUBSCRIBE with an invalid pattern: " + ex.getMessage());
         }
         final Served subscription = new Served(id, pattern, reader.credits());
         served.put(id, subscription);
@@ -519,7 +593,7 @@ public final class TopicEndpoint
                 attach(subscription, publications.get(i));
             }
         }
-        return null;
+        return true;
     }
 
     /** Conductor: a new publication on this node; attach it to the peer's matching subscriptions. */
@@ -648,7 +722,7 @@ public final class TopicEndpoint
 
     // Subscriber role.
 
-    private String onAttach(final FrameReader reader)
+    private boolean onAttach(final FrameReader reader)
     {
         final int topicId = reader.topicId();
         final String topic = reader.text();
@@ -659,12 +733,12 @@ public final class TopicEndpoint
         }
         catch (final IllegalArgumentException ex)
         {
-            return "TOPIC_ATTACH with an invalid topic name: " + ex.getMessage();
+            return violation(Violation.INVALID_VALUE, "TOPIC_ATTACH with an invalid topic name: " + ex.getMessage());
         }
         if (reader.count() > TopicOptions.MAX_KEYS_LIMIT)
         {
-            return "TOPIC_ATTACH announces a snapshot of " + reader.count() + " entries, more than " +
-                TopicOptions.MAX_KEYS_LIMIT;
+            return violation(Violation.LIMIT_EXCEEDED, "TOPIC_ATTACH announces a snapshot of " + reader.count() + " entries, more than " +
+                TopicOptions.MAX_KEYS_LIMIT);
         }
         Attachment attachment = attachments.get(topicId);
         if (attachment == null)
@@ -679,11 +753,11 @@ public final class TopicEndpoint
         }
         else if (attachment.sessionId != reader.sessionId() || !attachment.topic.equals(topic))
         {
-            return "TOPIC_ATTACH for topic id " + topicId + " changes its session or name";
+            return violation(Violation.ID_IN_USE, "TOPIC_ATTACH for topic id " + topicId + " changes its session or name");
         }
         else if (attachment.snapshotRemaining > 0)
         {
-            return "TOPIC_ATTACH for topic " + topic + " before the previous snapshot ended";
+            return violation(Violation.OUT_OF_ORDER, "TOPIC_ATTACH for topic " + topic + " before the previous snapshot ended");
         }
         attachment.lastHeardNs = nowNs;
         final long snapshotSequence = reader.sequence();
@@ -693,12 +767,12 @@ public final class TopicEndpoint
         {
             if (!subscription.pattern().matches(name))
             {
-                return "TOPIC_ATTACH of topic " + topic + " to subscription " + subscription.id + " whose pattern " +
-                    subscription.pattern() + " does not match it";
+                return violation(Violation.INVALID_VALUE, "TOPIC_ATTACH of topic " + topic + " to subscription " + subscription.id + " whose pattern " +
+                    subscription.pattern() + " does not match it");
             }
             if (attachment.member(subscription) != null)
             {
-                return "TOPIC_ATTACH of topic " + topic + " to subscription " + subscription.id + " twice";
+                return violation(Violation.OUT_OF_ORDER, "TOPIC_ATTACH of topic " + topic + " to subscription " + subscription.id + " twice");
             }
             member = new Member(subscription, snapshotSequence);
             attachment.members.add(member);
@@ -710,20 +784,19 @@ public final class TopicEndpoint
         attachment.snapshotSubscriptionId = reader.subscriptionId();
         attachment.snapshotRemaining = reader.count();
         attachment.snapshotMember = member;
-        return null;
+        return true;
     }
 
-    private String onSnapshot(final FrameReader reader)
+    private boolean onSnapshot(final FrameReader reader)
     {
         final Attachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
-            return null; // the attachment ended; a late frame
+            return true; // the attachment ended; a late frame
         }
-        final String violation = checkSession(attachment, reader, "TOPIC_SNAPSHOT");
-        if (violation != null)
+        if (!checkSession(attachment, reader, "TOPIC_SNAPSHOT"))
         {
-            return violation;
+            return false;
         }
         attachment.lastHeardNs = nowNs;
         final int subscriptionId = reader.subscriptionId();
@@ -732,8 +805,8 @@ public final class TopicEndpoint
             // A joining subscription's snapshot: no credit, for that subscription only.
             if (attachment.snapshotRemaining <= 0 || attachment.snapshotSubscriptionId != subscriptionId)
             {
-                return "TOPIC_SNAPSHOT for subscription " + subscriptionId + " of topic " + attachment.topic +
-                    " outside its snapshot";
+                return violation(Violation.OUT_OF_ORDER, "TOPIC_SNAPSHOT for subscription " + subscriptionId + " of topic " + attachment.topic +
+                    " outside its snapshot");
             }
             attachment.snapshotRemaining--;
             final Member member = attachment.snapshotMember;
@@ -742,17 +815,16 @@ public final class TopicEndpoint
                 member.subscription.enqueue(TopicMessage.data(TopicMessage.Kind.SNAPSHOT, attachment.topic,
                     attachment.sessionId, reader.sequence(), reader.key(), copyData(reader)));
             }
-            return null;
+            return true;
         }
         // A conflation catch-up entry: one credit, for every subscription not already past it.
-        final String credit = useCredit(attachment, "TOPIC_SNAPSHOT");
-        if (credit != null)
+        if (!useCredit(attachment, "TOPIC_SNAPSHOT"))
         {
-            return credit;
+            return false;
         }
         if (!attachment.inCatchUp)
         {
-            return "catch-up TOPIC_SNAPSHOT for topic " + attachment.topic + " without a TOPIC_GAP";
+            return violation(Violation.OUT_OF_ORDER, "catch-up TOPIC_SNAPSHOT for topic " + attachment.topic + " without a TOPIC_GAP");
         }
         final long sequence = reader.sequence();
         TopicMessage message = null;
@@ -770,25 +842,23 @@ public final class TopicEndpoint
                 member.subscription.enqueue(message);
             }
         }
-        return null;
+        return true;
     }
 
-    private String onData(final FrameReader reader)
+    private boolean onData(final FrameReader reader)
     {
         final Attachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
-            return null; // late frame of an attachment that ended
+            return true; // late frame of an attachment that ended
         }
-        final String violation = checkSession(attachment, reader, "TOPIC_DATA");
-        if (violation != null)
+        if (!checkSession(attachment, reader, "TOPIC_DATA"))
         {
-            return violation;
+            return false;
         }
-        final String credit = useCredit(attachment, "TOPIC_DATA");
-        if (credit != null)
+        if (!useCredit(attachment, "TOPIC_DATA"))
         {
-            return credit;
+            return false;
         }
         attachment.lastHeardNs = nowNs;
         if (attachment.inCatchUp)
@@ -823,25 +893,23 @@ public final class TopicEndpoint
             member.lastSequence = sequence;
             member.subscription.enqueue(message);
         }
-        return null;
+        return true;
     }
 
-    private String onGap(final FrameReader reader)
+    private boolean onGap(final FrameReader reader)
     {
         final Attachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
-            return null;
+            return true;
         }
-        final String violation = checkSession(attachment, reader, "TOPIC_GAP");
-        if (violation != null)
+        if (!checkSession(attachment, reader, "TOPIC_GAP"))
         {
-            return violation;
+            return false;
         }
-        final String credit = useCredit(attachment, "TOPIC_GAP");
-        if (credit != null)
+        if (!useCredit(attachment, "TOPIC_GAP"))
         {
-            return credit;
+            return false;
         }
         attachment.lastHeardNs = nowNs;
         final long to = reader.toSequence();
@@ -869,35 +937,34 @@ public final class TopicEndpoint
                 member.lastSequence = Math.max(member.lastSequence, to);
             }
         }
-        return null;
+        return true;
     }
 
-    private String onHeartbeat(final FrameReader reader)
+    private boolean onHeartbeat(final FrameReader reader)
     {
         final Attachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
-            return null;
+            return true;
         }
-        final String violation = checkSession(attachment, reader, "TOPIC_HEARTBEAT");
-        if (violation == null)
+        if (!checkSession(attachment, reader, "TOPIC_HEARTBEAT"))
         {
-            attachment.lastHeardNs = nowNs;
+            return false;
         }
-        return violation;
+        attachment.lastHeardNs = nowNs;
+        return true;
     }
 
-    private String onDetach(final FrameReader reader)
+    private boolean onDetach(final FrameReader reader)
     {
         final Attachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
-            return null;
+            return true;
         }
-        final String violation = checkSession(attachment, reader, "TOPIC_DETACH");
-        if (violation != null)
+        if (!checkSession(attachment, reader, "TOPIC_DETACH"))
         {
-            return violation;
+            return false;
         }
         attachments.remove(attachment.topicId);
         attachmentList.remove(attachment);
@@ -918,7 +985,7 @@ public final class TopicEndpoint
                 member.subscription.enqueue(TopicMessage.end(attachment.topic, attachment.sessionId, last));
             }
             attachment.members.clear();
-            return null;
+            return true;
         }
         final RivuletException error;
         if (reason == DetachReason.CUT_OFF.value())
@@ -939,7 +1006,7 @@ public final class TopicEndpoint
             error = new RivuletException("the publisher of " + attachment.topic + " detached: " + text);
         }
         failMembers(attachment, error);
-        return null;
+        return true;
     }
 
     private void failMembers(final Attachment attachment, final RivuletException error)
@@ -953,25 +1020,25 @@ public final class TopicEndpoint
         attachment.snapshotMember = null;
     }
 
-    private static String checkSession(final Attachment attachment, final FrameReader reader, final String frame)
+    private boolean checkSession(final Attachment attachment, final FrameReader reader, final String frame)
     {
         if (attachment.sessionId != reader.sessionId())
         {
-            return frame + " for topic " + attachment.topic + " with session " + reader.sessionId() +
-                " while attached to session " + attachment.sessionId;
+            return violation(Violation.UNKNOWN_ID, frame + " for topic " + attachment.topic + " with session " + reader.sessionId() +
+                " while attached to session " + attachment.sessionId);
         }
-        return null;
+        return true;
     }
 
-    private String useCredit(final Attachment attachment, final String frame)
+    private boolean useCredit(final Attachment attachment, final String frame)
     {
         if (attachment.outstanding <= 0)
         {
-            return frame + " for topic " + attachment.topic + " beyond the credits granted";
+            return violation(Violation.CREDIT_EXCEEDED, frame + " for topic " + attachment.topic + " beyond the credits granted");
         }
         attachment.outstanding--;
         markDirty(attachment);
-        return null;
+        return true;
     }
 
     private static byte[] copyData(final FrameReader reader)
@@ -986,5 +1053,42 @@ public final class TopicEndpoint
     {
         return "TopicEndpoint{" + link.remoteAddress() + ", serving " + cursorList.size() + " topics, attached to " +
             attachmentList.size() + "}";
+    }
+
+    /** What this endpoint's cursors see of the connection: control frames, and data on the link or the data path. */
+    private final class Link implements TopicLink
+    {
+        @Override
+        public boolean sendControl(final DirectBuffer buffer, final int offset, final int length)
+        {
+            return connection.sendControl(buffer, offset, length);
+        }
+
+        @Override
+        public boolean offer(final DirectBuffer buffer, final int offset, final int length)
+        {
+            // Sender thread: on the data path once both ends agreed to it, else on the link's send half.
+            final TopicDataPath path = dataPath;
+            return path != null && path.isOpen() ? path.offer(buffer, offset, length) :
+                connection.offer(buffer, offset, length);
+        }
+
+        @Override
+        public boolean isSending()
+        {
+            return connection.isSending();
+        }
+
+        @Override
+        public int maxFrameLength()
+        {
+            return connection.maxFrameLength();
+        }
+
+        @Override
+        public String remoteAddress()
+        {
+            return connection.remoteAddress();
+        }
     }
 }

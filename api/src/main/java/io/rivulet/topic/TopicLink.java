@@ -5,9 +5,9 @@ import org.agrona.DirectBuffer;
 /**
  * What the topic layer needs from one connection, whatever carries it (a TCP link today, RDMA later):
  * an ordered path for control frames and a direct path to the link for the frames it sends from a
- * publication's log. Implemented by the connection; internal.
+ * publication's log. Implemented by the endpoint over its connection.
  */
-public interface TopicLink
+interface TopicLink
 {
     /**
      * Conductor: queues a control frame (SUBSCRIBE, UNSUBSCRIBE, TOPIC_STATUS) on the connection's outbound

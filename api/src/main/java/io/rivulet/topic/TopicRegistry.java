@@ -1,11 +1,15 @@
 package io.rivulet.topic;
 
 import io.rivulet.ConfigurationException;
+import io.rivulet.codec.FrameType;
+import io.rivulet.spi.ConnectionServices;
+import io.rivulet.spi.NodeExtension;
 
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -15,8 +19,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safety: {@link #publication} and {@link #onClosed} from any thread; the rest on the conductor.
  */
-public final class TopicRegistry
+public final class TopicRegistry implements NodeExtension
 {
+    private static final int[] FRAME_TYPES = {FrameType.TOPIC_DATA, FrameType.SUBSCRIBE, FrameType.UNSUBSCRIBE,
+        FrameType.TOPIC_STATUS, FrameType.TOPIC_ATTACH, FrameType.TOPIC_SNAPSHOT, FrameType.TOPIC_GAP,
+        FrameType.TOPIC_HEARTBEAT, FrameType.TOPIC_DETACH};
+    /** How often publication statistics reach the counters; readers see them lag by up to this much. */
+    private static final long SAMPLE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final ConcurrentHashMap<String, Publication> byName = new ConcurrentHashMap<>();
     private final AtomicInteger nextTopicId = new AtomicInteger();
     private final Executor conductor;
@@ -29,6 +39,7 @@ public final class TopicRegistry
     private final java.util.IdentityHashMap<Publication, TopicCounters> counters = new java.util.IdentityHashMap<>();
     /** Where publications' counters go; set before the agents start, null for none (unit tests). */
     private io.rivulet.counters.CounterFactory counterFactory;
+    private long nextSampleNs;
 
     /**
      * @param conductor runs commands on the conductor thread.
@@ -48,7 +59,7 @@ public final class TopicRegistry
         this.counterFactory = factory;
     }
 
-    /** Conductor, on each heartbeat: copies every publication's statistics to its counters. */
+    /** Conductor: copies every publication's statistics to its counters. */
     public void sampleCounters()
     {
         for (int i = 0; i < publications.size(); i++)
@@ -104,17 +115,37 @@ public final class TopicRegistry
         });
     }
 
+    @Override
+    public int[] frameTypes()
+    {
+        return FRAME_TYPES.clone();
+    }
+
     /**
      * Conductor: a connection opened.
      *
-     * @param link the connection as the topic layer sees it.
+     * @param connection the connection as its extensions see it.
      * @return its endpoint, which the connection drives.
      */
-    public TopicEndpoint newEndpoint(final TopicLink link)
+    @Override
+    public TopicEndpoint attach(final ConnectionServices connection)
     {
-        final TopicEndpoint endpoint = new TopicEndpoint(this, link, settings);
+        final TopicEndpoint endpoint = new TopicEndpoint(this, connection, settings);
         endpoints.add(endpoint);
         return endpoint;
+    }
+
+    /** Conductor: samples the publications' statistics into their counters every 100 ms. */
+    @Override
+    public int doWork(final long nowNs)
+    {
+        if (nowNs - nextSampleNs < 0)
+        {
+            return 0;
+        }
+        nextSampleNs = nowNs + SAMPLE_INTERVAL_NS;
+        sampleCounters();
+        return 0;
     }
 
     /** Conductor: a connection finished. */

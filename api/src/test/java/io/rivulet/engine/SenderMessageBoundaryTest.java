@@ -1,6 +1,7 @@
 package io.rivulet.engine;
 
 import io.rivulet.codec.FrameFlags;
+import io.rivulet.codec.FrameHeader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -33,15 +34,15 @@ class SenderMessageBoundaryTest
     void controlFramesAndShortFramesAreNoMessages()
     {
         final int requestN = writer.writeRequestN(buffer, 0, 1, 5);
-        assertThat(Sender.endsMessage(buffer, 0, requestN)).isFalse();
+        assertThat(FrameHeader.endsMessage(buffer, 0, requestN)).isFalse();
         final int cancel = writer.writeCancel(buffer, 0, 1);
-        assertThat(Sender.endsMessage(buffer, 0, cancel)).isFalse();
-        assertThat(Sender.endsMessage(buffer, 0, 4)).isFalse();
+        assertThat(FrameHeader.endsMessage(buffer, 0, cancel)).isFalse();
+        assertThat(FrameHeader.endsMessage(buffer, 0, 4)).isFalse();
     }
 
     private boolean endsMessage(final int type, final byte flags)
     {
         final int length = writer.writePayloadFrame(buffer, 16, type, 1, 8, flags, null, 0, 0, buffer, 200, 10);
-        return Sender.endsMessage(buffer, 16, length);
+        return FrameHeader.endsMessage(buffer, 16, length);
     }
 }

@@ -52,7 +52,7 @@ final class ProtocolHarness
     static final class Side
     {
         final String name;
-        final ProtocolConnection connection;
+        final EngineSideConnection connection;
         final InMemoryLink link;
         final EngineCounters counters;
         final List<Throwable> errors = new ArrayList<>();
@@ -75,8 +75,8 @@ final class ProtocolHarness
             this.link = link;
             this.counters = new EngineCounters();
             final Outbound outbound = new Outbound(ringLength, settings.maxFrameLength(), counters.backPressureEvents);
-            this.connection = new ProtocolConnection(link, outbound, settings, counters.connectionCounters(), client,
-                responder, commands::add, errors::add, nowNs);
+            this.connection = new EngineSideConnection(new ProtocolConnection(link, outbound, settings,
+                counters.connectionCounters(), client, responder, commands::add, errors::add, nowNs));
             this.nextKeepaliveNs = nowNs + settings.keepaliveIntervalNs();
         }
 
@@ -112,9 +112,11 @@ final class ProtocolHarness
         {
             try
             {
-                final Field field = ProtocolConnection.class.getDeclaredField("streams");
+                final Field table = ProtocolConnection.class.getDeclaredField("streams");
+                table.setAccessible(true);
+                final Field field = StreamTable.class.getDeclaredField("streams");
                 field.setAccessible(true);
-                return ((Map<?, ?>)field.get(connection)).size();
+                return ((Map<?, ?>)field.get(table.get(connection.engine()))).size();
             }
             catch (final ReflectiveOperationException ex)
             {
@@ -338,9 +340,9 @@ final class ProtocolHarness
         {
             return 0;
         }
-        final ProtocolConnection connection = side.connection;
-        final ProtocolConnection.SendMode mode = connection.sendMode();
-        if (mode == ProtocolConnection.SendMode.RELEASE)
+        final EngineSideConnection connection = side.connection;
+        final SendMode mode = connection.sendMode();
+        if (mode == SendMode.RELEASE)
         {
             side.senderReleased = true;
             connection.onSenderReleased();
@@ -349,7 +351,7 @@ final class ProtocolHarness
         currentLink = side.link;
         final ManyToOneRingBuffer ring = connection.outboundRing().ring();
         int work = ring.controlledRead(frameHandler, FRAMES_PER_SEND);
-        if (mode == ProtocolConnection.SendMode.DRAIN && ring.consumerPosition() == ring.producerPosition() &&
+        if (mode == SendMode.DRAIN && ring.consumerPosition() == ring.producerPosition() &&
             side.link.isFlushed())
         {
             side.senderReleased = true;

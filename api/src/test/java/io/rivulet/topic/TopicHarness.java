@@ -5,7 +5,11 @@ import io.rivulet.Responder;
 import io.rivulet.codec.FrameReader;
 import io.rivulet.engine.EngineCounters;
 import io.rivulet.protocol.Outbound;
+import io.rivulet.protocol.EngineSideConnection;
 import io.rivulet.protocol.ProtocolConnection;
+import io.rivulet.protocol.SendMode;
+import io.rivulet.protocol.datagram.TopicDatagrams;
+import io.rivulet.spi.NodeExtension;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.protocol.datagram.DatagramChannels;
 import io.rivulet.protocol.datagram.DatagramSettings;
@@ -106,8 +110,8 @@ final class TopicHarness
     /** A connection from a subscriber node to the publisher node. */
     final class Peer
     {
-        final ProtocolConnection publisherSide;
-        final ProtocolConnection subscriberSide;
+        final EngineSideConnection publisherSide;
+        final EngineSideConnection subscriberSide;
         final MemoryLink publisherLink;
         final MemoryLink subscriberLink;
         /** The subscriber's process is hung: its engine does nothing. */
@@ -121,18 +125,19 @@ final class TopicHarness
             subscriberLink = new MemoryLink("subscriber:" + (peers.size() + 2), "publisher:1", linkCapacityFrames);
             publisherLink.peer = subscriberLink;
             subscriberLink.peer = publisherLink;
-            publisherSide = newConnection(publisherLink, false, MAX_FRAME_LENGTH);
-            subscriberSide = newConnection(subscriberLink, true, subscriberMaxFrameLength);
-            publisherSide.enableTopics(publisher);
-            subscriberSide.enableTopics(subscriberTopics);
+            // The layers each node runs, in the node's order: topics, then topic data as datagrams.
+            final List<NodeExtension> publisherLayers = new ArrayList<>(List.of(publisher));
+            final List<NodeExtension> subscriberLayers = new ArrayList<>(List.of(subscriberTopics));
             if (publisherPlane != null)
             {
-                publisherSide.enableDatagrams(publisherPlane);
+                publisherLayers.add(new TopicDatagrams(publisherPlane, MAX_FRAME_LENGTH));
                 if (subscriberOffersDatagrams)
                 {
-                    subscriberSide.enableDatagrams(subscriberPlane);
+                    subscriberLayers.add(new TopicDatagrams(subscriberPlane, subscriberMaxFrameLength));
                 }
             }
+            publisherSide = newConnection(publisherLink, false, MAX_FRAME_LENGTH, publisherLayers);
+            subscriberSide = newConnection(subscriberLink, true, subscriberMaxFrameLength, subscriberLayers);
             subscriberSide.sendSetup(new byte[0], new byte[0]);
         }
 
@@ -142,15 +147,16 @@ final class TopicHarness
         }
     }
 
-    private ProtocolConnection newConnection(final MemoryLink link, final boolean client, final int maxFrameLength)
+    private EngineSideConnection newConnection(
+        final MemoryLink link, final boolean client, final int maxFrameLength, final List<NodeExtension> layers)
     {
         final EngineCounters counters = new EngineCounters();
         final ProtocolSettings settings = new ProtocolSettings(maxFrameLength, protocolSettings.maxMessageLength(),
             protocolSettings.streamWindow(), protocolSettings.keepaliveIntervalNs(), protocolSettings.keepaliveTimeoutNs(),
             protocolSettings.frameLimit());
         final Outbound outbound = new Outbound(256 * 1024, maxFrameLength, counters.backPressureEvents);
-        return new ProtocolConnection(link, outbound, settings, counters.connectionCounters(), client,
-            Responder.none(), commands::add, errors::add, nowNs);
+        return new EngineSideConnection(new ProtocolConnection(link, outbound, settings, counters.connectionCounters(),
+            client, Responder.none(), null, layers, commands::add, errors::add, nowNs));
     }
 
     /** Two subscriber connections, each with a subscription joined to one BLOCK publication. */
@@ -303,17 +309,17 @@ final class TopicHarness
     private MemoryLink currentLink;
 
     /** What the Sender agent does for one connection. */
-    private int drainRing(final ProtocolConnection connection, final MemoryLink link, final boolean publisherSide,
+    private int drainRing(final EngineSideConnection connection, final MemoryLink link, final boolean publisherSide,
         final Peer peer)
     {
         if (publisherSide ? peer.publisherSideReleased : peer.subscriberSideReleased)
         {
             return 0;
         }
-        final ProtocolConnection.SendMode mode = connection.sendMode();
+        final SendMode mode = connection.sendMode();
         final ManyToOneRingBuffer ring = connection.outboundRing().ring();
-        if (mode == ProtocolConnection.SendMode.RELEASE ||
-            (mode == ProtocolConnection.SendMode.DRAIN && ring.consumerPosition() == ring.producerPosition()))
+        if (mode == SendMode.RELEASE ||
+            (mode == SendMode.DRAIN && ring.consumerPosition() == ring.producerPosition()))
         {
             if (publisherSide)
             {

@@ -71,7 +71,7 @@ public class HandoffBenchmark
             final ProtocolConnection protocolConnection = new ProtocolConnection(new DiscardLink(), outbound, settings,
                 counters.connectionCounters(), true, Responder.none(), Runnable::run, Throwable::printStackTrace,
                 System.nanoTime());
-            connection = protocolConnection;
+            connection = protocolConnection.api();
             sender = new Sender(counters);
             sender.add(protocolConnection);
             final byte[] bytes = new byte[size];

@@ -1,0 +1,244 @@
+package io.rivulet.protocol;
+
+import io.rivulet.Connection;
+import io.rivulet.ConnectionClosedException;
+import io.rivulet.LimitExceededException;
+import io.rivulet.Message;
+import io.rivulet.MessageTooLargeException;
+import io.rivulet.codec.FrameFlags;
+import io.rivulet.codec.FrameType;
+import io.rivulet.codec.FrameWriter;
+import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.region.RegionDescriptor;
+import io.rivulet.region.RegionEndpoint;
+import io.rivulet.region.RemoteRegion;
+import io.rivulet.topic.TopicEndpoint;
+import io.rivulet.topic.TopicMessage;
+import org.agrona.DirectBuffer;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.util.concurrent.Executor;
+
+/**
+ * The {@link Connection} an application holds: the interaction models, topics and remote regions of one
+ * connection, callable from any thread. It records intent in stream objects, encodes what it can straight into
+ * the outbound ring on the caller's thread, and hands the rest to the conductor; it holds no conductor state.
+ */
+final class ConnectionFacade implements Connection
+{
+    private final ProtocolConnection connection;
+    private final Outbound outbound;
+    private final ProtocolSettings settings;
+    private final ConnectionCounters counters;
+    private final ConnectionClose close;
+    private final Executor conductor;
+    private final String localAddress;
+    private final String remoteAddress;
+    private final StreamWriter connectionWriter;
+    private final int maxOfferLength;
+    /** Null when the node runs no topic or region layer (unit tests). */
+    private final TopicEndpoint topics;
+    private final RegionEndpoint regions;
+
+    ConnectionFacade(
+        final ProtocolConnection connection,
+        final Outbound outbound,
+        final ProtocolSettings settings,
+        final ConnectionCounters counters,
+        final ConnectionClose close,
+        final Executor conductor,
+        final TopicEndpoint topics,
+        final RegionEndpoint regions)
+    {
+        this.connection = connection;
+        this.outbound = outbound;
+        this.settings = settings;
+        this.counters = counters;
+        this.close = close;
+        this.conductor = conductor;
+        this.topics = topics;
+        this.regions = regions;
+        this.localAddress = connection.link().localAddress();
+        this.remoteAddress = connection.link().remoteAddress();
+        this.connectionWriter = new StreamWriter(outbound);
+        this.maxOfferLength = settings.maxFrameLength() - FrameWriter.payloadFrameOverhead(FrameType.REQUEST_FNF);
+    }
+
+    @Override
+    public Mono<Void> fireAndForget(final Message message)
+    {
+        return Mono.defer(() ->
+        {
+            if (!close.isOpen())
+            {
+                return Mono.error(close.closedError());
+            }
+            if (tooLarge(message))
+            {
+                return Mono.error(tooLargeError(message));
+            }
+            final long parked = outbound.parkedBytes();
+            if (parked > 0 && parked + message.dataLength() + message.metadataLength() > settings.maxParkedBytes())
+            {
+                counters.onLimitRejection();
+                return Mono.error(new LimitExceededException("fire-and-forget to " + remoteAddress + " refused: " +
+                    parked + " bytes already wait for the outbound ring, limit " + settings.maxParkedBytes() +
+                    " (rivulet.maxParkedBytes)"));
+            }
+            if (FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, message.metadataLength(), message.dataLength()) <=
+                settings.maxFrameLength())
+            {
+                connectionWriter.sendMessage(FrameType.REQUEST_FNF, 0, FrameFlags.NEXT, message);
+                return Mono.empty();
+            }
+            // Fragments need a stream id so that the peer can reassemble them: the conductor allocates it.
+            final Sinks.Empty<Void> sent = Sinks.empty();
+            conductor.execute(() -> connection.sendFragmented(message, sent));
+            return sent.asMono();
+        });
+    }
+
+    @Override
+    public Mono<Message> requestResponse(final Message request)
+    {
+        return Mono.defer(() ->
+        {
+            if (tooLarge(request))
+            {
+                return Mono.error(tooLargeError(request));
+            }
+            final ProtocolStream stream = new ProtocolStream(connection, ProtocolStream.Kind.REQUESTER_RESPONSE);
+            stream.request = request;
+            return Mono.fromDirect(stream.inbound);
+        });
+    }
+
+    @Override
+    public Flux<Message> requestStream(final Message request)
+    {
+        return Flux.defer(() ->
+        {
+            if (tooLarge(request))
+            {
+                return Flux.error(tooLargeError(request));
+            }
+            final ProtocolStream stream = new ProtocolStream(connection, ProtocolStream.Kind.REQUESTER_STREAM);
+            stream.request = request;
+            return Flux.from(stream.inbound);
+        });
+    }
+
+    @Override
+    public Flux<Message> requestChannel(final Publisher<Message> outboundMessages)
+    {
+        return Flux.defer(() ->
+        {
+            final ProtocolStream stream = new ProtocolStream(connection, ProtocolStream.Kind.REQUESTER_CHANNEL);
+            stream.channelProducer(outboundMessages);
+            return Flux.from(stream.inbound);
+        });
+    }
+
+    @Override
+    public Flux<TopicMessage> subscribe(final String pattern)
+    {
+        // Topics: the endpoint owns subscriptions; this only refuses what it cannot serve.
+        if (topics == null)
+        {
+            return Flux.error(new UnsupportedOperationException("this connection has no topic layer"));
+        }
+        return Flux.defer(() -> close.isOpen() ? topics.subscribe(pattern) : Flux.error(close.closedError()));
+    }
+
+    @Override
+    public Mono<RemoteRegion> remoteRegion(final String name)
+    {
+        if (regions == null)
+        {
+            return Mono.error(new UnsupportedOperationException("this connection has no region layer"));
+        }
+        return Mono.defer(() -> close.isOpen() ? Mono.create(sink -> regions.lookup(name, sink)) :
+            Mono.error(close.closedError()));
+    }
+
+    @Override
+    public RemoteRegion remoteRegion(final RegionDescriptor descriptor)
+    {
+        if (regions == null)
+        {
+            throw new UnsupportedOperationException("this connection has no region layer");
+        }
+        return regions.attach(descriptor);
+    }
+
+    @Override
+    public long offer(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length > maxOfferLength)
+        {
+            throw new IllegalArgumentException("message of " + length + " bytes exceeds the offer maximum of " +
+                maxOfferLength + "; send it with fireAndForget(Message), which fragments");
+        }
+        if (!close.isOpen())
+        {
+            return CLOSED;
+        }
+        return outbound.offerFireAndForget(buffer, offset, length) ? length + 1L : BACK_PRESSURED;
+    }
+
+    @Override
+    public int maxOfferLength()
+    {
+        return maxOfferLength;
+    }
+
+    @Override
+    public String remoteAddress()
+    {
+        return remoteAddress;
+    }
+
+    @Override
+    public boolean isOpen()
+    {
+        return close.isOpen();
+    }
+
+    @Override
+    public Mono<Void> onClose()
+    {
+        return close.onClose();
+    }
+
+    @Override
+    public void close()
+    {
+        if (close.isOpen())
+        {
+            conductor.execute(() -> close.closeGracefully(
+                new ConnectionClosedException("connection to " + remoteAddress + " closed locally"),
+                ErrorCode.CONNECTION_CLOSE, "closed by peer application"));
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Connection{" + counters.connectionId() + " " + localAddress + " -> " + remoteAddress +
+            (close.isOpen() ? "" : ", closed") + "}";
+    }
+
+    private boolean tooLarge(final Message message)
+    {
+        return (long)message.dataLength() + message.metadataLength() > settings.maxMessageLength();
+    }
+
+    private MessageTooLargeException tooLargeError(final Message message)
+    {
+        return new MessageTooLargeException("message of " + ((long)message.dataLength() + message.metadataLength()) +
+            " bytes exceeds the maximum of " + settings.maxMessageLength() + " (rivulet.maxMessageLength)");
+    }
+}

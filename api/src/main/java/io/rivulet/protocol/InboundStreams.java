@@ -1,0 +1,361 @@
+package io.rivulet.protocol;
+
+import io.rivulet.ApplicationErrorException;
+import io.rivulet.Message;
+import io.rivulet.MessageView;
+import io.rivulet.RejectedException;
+import io.rivulet.Responder;
+import io.rivulet.RivuletException;
+import io.rivulet.codec.FrameFlags;
+import io.rivulet.codec.FrameReader;
+import io.rivulet.codec.FrameType;
+import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.spi.ConnectionServices;
+import io.rivulet.spi.Violation;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+
+import java.util.function.Consumer;
+
+/**
+ * The stream frames of one connection, on the conductor: requests from the peer start responder streams (or
+ * are refused beyond the stream limit), REQUEST_N, CANCEL, PAYLOAD and stream ERROR frames reach their stream,
+ * and fragments are reassembled within the message length limit. Fire-and-forget messages go to the responder:
+ * the zero-copy handler sees the frame in place, the reactive handler an owned copy.
+ */
+final class InboundStreams
+{
+    private final ProtocolConnection connection;
+    private final StreamTable streams;
+    private final FrameReader reader;
+    private final ControlFrames control;
+    private final ConnectionServices services;
+    private final ProtocolSettings settings;
+    private final ConnectionCounters counters;
+    private final Responder responder;
+    private final Consumer<Throwable> errorHandler;
+    private final boolean client;
+    private final String localAddress;
+    private final MessageView view = new MessageView();
+
+    InboundStreams(
+        final ProtocolConnection connection,
+        final StreamTable streams,
+        final FrameReader reader,
+        final ControlFrames control,
+        final ConnectionServices services,
+        final ProtocolSettings settings,
+        final ConnectionCounters counters,
+        final Responder responder,
+        final Consumer<Throwable> errorHandler,
+        final boolean client,
+        final String localAddress)
+    {
+        this.connection = connection;
+        this.streams = streams;
+        this.reader = reader;
+        this.control = control;
+        this.services = services;
+        this.settings = settings;
+        this.counters = counters;
+        this.responder = responder;
+        this.errorHandler = errorHandler;
+        this.client = client;
+        this.localAddress = localAddress;
+    }
+
+    /** REQUEST_FNF: on stream 0 a whole message; with a stream id, the first fragment of one. */
+    void onFireAndForget(final int streamId)
+    {
+        if (streamId == 0)
+        {
+            if (reader.hasFlag(FrameFlags.FOLLOWS))
+            {
+                services.violation(Violation.MALFORMED_FRAME, "fragmented REQUEST_FNF on stream 0");
+                return;
+            }
+            deliverFireAndForget(null, null);
+            return;
+        }
+        onRequest(FrameType.REQUEST_FNF, streamId);
+    }
+
+    /** A request frame opening a stream of the peer's. */
+    void onRequest(final int type, final int streamId)
+    {
+        if (streamId == 0 || streams.isOwnId(streamId))
+        {
+            services.violation(Violation.ID_IN_USE, FrameType.name(type) + " with stream id " + streamId +
+                " not allowed from the " + (client ? "server" : "client"));
+            return;
+        }
+        if (streams.contains(streamId))
+        {
+            services.violation(Violation.ID_IN_USE, FrameType.name(type) + " for stream " + streamId +
+                " which is already in use");
+            return;
+        }
+        if (streams.peerStreams() >= settings.maxStreams())
+        {
+            refuseStream(type, streamId);
+            return;
+        }
+        if (reader.hasFlag(FrameFlags.FOLLOWS))
+        {
+            final ProtocolStream stream = newResponderStream(type);
+            stream.registered(streamId);
+            stream.assemblingRequestType = type;
+            stream.assemblingInitialRequestN = reader.initialRequestN();
+            stream.reassembly = new Reassembly(settings.maxMessageLength());
+            streams.put(streamId, stream);
+            appendFragment(stream);
+            return;
+        }
+        final Message message = FrameFlags.isSet(reader.flags(), FrameFlags.NEXT) || type != FrameType.REQUEST_CHANNEL ?
+            copyMessage() : null;
+        if (type == FrameType.REQUEST_FNF)
+        {
+            deliverFireAndForget(message, null);
+            return;
+        }
+        final ProtocolStream stream = newResponderStream(type);
+        stream.registered(streamId);
+        streams.put(streamId, stream);
+        startResponder(stream, type, reader.initialRequestN(), reader.flags(), message);
+    }
+
+    void onRequestN(final int streamId)
+    {
+        final ProtocolStream stream = streams.get(streamId);
+        if (stream != null)
+        {
+            stream.onRequestN(reader.requestN());
+        }
+    }
+
+    void onCancel(final int streamId)
+    {
+        final ProtocolStream stream = streams.get(streamId);
+        if (stream != null)
+        {
+            stream.onCancel();
+        }
+    }
+
+    void onPayload(final int streamId)
+    {
+        final ProtocolStream stream = streams.get(streamId);
+        if (stream == null)
+        {
+            return; // late frame of a cancelled or finished stream
+        }
+        if (stream.reassembly != null || reader.hasFlag(FrameFlags.FOLLOWS))
+        {
+            if (stream.reassembly == null)
+            {
+                stream.reassembly = new Reassembly(settings.maxMessageLength());
+            }
+            if (!appendFragment(stream) || reader.hasFlag(FrameFlags.FOLLOWS))
+            {
+                return;
+            }
+            final Message message = stream.reassembly.toMessage();
+            final Reassembly reassembly = stream.reassembly;
+            stream.reassembly = null;
+            if (stream.assemblingRequestType != 0)
+            {
+                final int type = stream.assemblingRequestType;
+                stream.assemblingRequestType = 0;
+                if (type == FrameType.REQUEST_FNF)
+                {
+                    stream.removeNow();
+                    deliverFireAndForget(message, reassembly);
+                    return;
+                }
+                startResponder(stream, type, stream.assemblingInitialRequestN, reader.flags(), message);
+                return;
+            }
+            deliverToStream(stream, streamId, message);
+            return;
+        }
+        deliverToStream(stream, streamId, FrameFlags.isSet(reader.flags(), FrameFlags.NEXT) ? copyMessage() : null);
+    }
+
+    /** ERROR on a stream: the stream ends with the error the code stands for. */
+    void onStreamError(final int streamId, final ErrorCode code, final String text)
+    {
+        final ProtocolStream stream = streams.get(streamId);
+        if (stream == null)
+        {
+            return;
+        }
+        final RivuletException error;
+        switch (code)
+        {
+            case APPLICATION_ERROR:
+                error = new ApplicationErrorException(text);
+                break;
+            case REJECTED:
+            case INVALID:
+                error = new RejectedException(text);
+                break;
+            default:
+                error = new RivuletException(code + ": " + text);
+        }
+        stream.reassembly = null;
+        stream.onError(error);
+        streams.remove(stream);
+    }
+
+    private void deliverToStream(final ProtocolStream stream, final int streamId, final Message message)
+    {
+        if (!stream.onMessage(message, reader.flags()))
+        {
+            services.violation(Violation.CREDIT_EXCEEDED, "PAYLOAD on stream " + streamId + " beyond the credits granted");
+        }
+    }
+
+    private ProtocolStream newResponderStream(final int type)
+    {
+        switch (type)
+        {
+            case FrameType.REQUEST_FNF: return new ProtocolStream(connection, ProtocolStream.Kind.RESPONDER_FNF);
+            case FrameType.REQUEST_RESPONSE:
+                return new ProtocolStream(connection, ProtocolStream.Kind.RESPONDER_RESPONSE);
+            case FrameType.REQUEST_STREAM: return new ProtocolStream(connection, ProtocolStream.Kind.RESPONDER_STREAM);
+            default: return new ProtocolStream(connection, ProtocolStream.Kind.RESPONDER_CHANNEL);
+        }
+    }
+
+    private void startResponder(
+        final ProtocolStream stream, final int type, final int initialRequestN, final byte flags, final Message message)
+    {
+        stream.openAsResponder();
+        final Publisher<Message> producer;
+        try
+        {
+            switch (type)
+            {
+                case FrameType.REQUEST_RESPONSE:
+                    producer = responder.requestResponse() == null ? null :
+                        responder.requestResponse().apply(message);
+                    break;
+                case FrameType.REQUEST_STREAM:
+                    producer = responder.requestStream() == null ? null : responder.requestStream().apply(message);
+                    break;
+                default:
+                    if (responder.requestChannel() == null)
+                    {
+                        producer = null;
+                        break;
+                    }
+                    stream.onFirstMessage(message, flags);
+                    producer = responder.requestChannel().apply(Flux.from(stream.inbound));
+                    break;
+            }
+        }
+        catch (final Throwable ex)
+        {
+            rejectStream(stream, ErrorCode.APPLICATION_ERROR, String.valueOf(ex.getMessage()));
+            errorHandler.accept(ex);
+            return;
+        }
+        if (producer == null)
+        {
+            rejectStream(stream, ErrorCode.REJECTED, "no " + FrameType.name(type) + " handler on " + localAddress);
+            return;
+        }
+        stream.startOutbound(producer, type == FrameType.REQUEST_RESPONSE ? 1 : initialRequestN);
+        stream.onSignal();
+    }
+
+    /**
+     * The peer has {@code maxStreams} open: refuse this one with ERROR (REJECTED) on its stream and keep the
+     * connection. Its later fragments find no stream and are dropped. A peer that floods requests faster than
+     * it reads the refusals fills the ring: then the connection is closed, so refusals never queue unbounded.
+     */
+    private void refuseStream(final int type, final int streamId)
+    {
+        counters.onLimitRejection();
+        final String reason = FrameType.name(type) + " on stream " + streamId + " refused: " + settings.maxStreams() +
+            " streams already open on this connection (rivulet.maxStreams)";
+        if (!control.error(streamId, ErrorCode.REJECTED, reason))
+        {
+            services.violation(Violation.LIMIT_EXCEEDED, "requests beyond the stream limit of " + settings.maxStreams() +
+                " faster than refusals can be sent");
+        }
+    }
+
+    private void rejectStream(final ProtocolStream stream, final ErrorCode code, final String reason)
+    {
+        stream.writer().sendError(code, reason);
+        stream.terminate(new RejectedException(reason));
+        streams.remove(stream);
+    }
+
+    private boolean appendFragment(final ProtocolStream stream)
+    {
+        if (!stream.reassembly.append(reader.buffer(), reader.metadataOffset(), reader.metadataLength(),
+            reader.dataOffset(), reader.dataLength()))
+        {
+            services.violation(Violation.LIMIT_EXCEEDED, "message on stream " + stream.streamId() +
+                " exceeds the maximum message length of " + settings.maxMessageLength());
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Hands a fire-and-forget to the responder: the zero-copy handler sees the frame (or reassembly) in place,
+     * the reactive handler gets an owned message.
+     */
+    private void deliverFireAndForget(final Message assembled, final Reassembly reassembly)
+    {
+        counters.onMessageReceived();
+        try
+        {
+            if (responder.fireAndForgetHandler() != null)
+            {
+                if (reassembly != null)
+                {
+                    view.wrap(reassembly.metadataBuffer(), reassembly.metadataLength(), reassembly.dataBuffer(),
+                        reassembly.dataLength());
+                }
+                else if (assembled == null)
+                {
+                    view.wrap(reader.buffer(), reader.metadataOffset(), reader.metadataLength(), reader.dataOffset(),
+                        reader.dataLength());
+                }
+                else
+                {
+                    view.wrap(assembled.metadata(), assembled.metadataLength(), assembled.data(),
+                        assembled.dataLength());
+                }
+                responder.fireAndForgetHandler().onMessage(view);
+            }
+            else if (responder.fireAndForget() != null)
+            {
+                final Message message = assembled != null ? assembled : copyMessage();
+                responder.fireAndForget().apply(message).subscribe(null, errorHandler);
+            }
+        }
+        catch (final Throwable ex)
+        {
+            errorHandler.accept(ex);
+        }
+    }
+
+    private Message copyMessage()
+    {
+        final byte[] data = new byte[reader.dataLength()];
+        reader.buffer().getBytes(reader.dataOffset(), data);
+        final Message message = Message.of(data);
+        if (reader.metadataLength() == 0)
+        {
+            return message;
+        }
+        final byte[] metadata = new byte[reader.metadataLength()];
+        reader.buffer().getBytes(reader.metadataOffset(), metadata);
+        return message.metadata(metadata);
+    }
+}

@@ -1,0 +1,249 @@
+package io.rivulet.protocol;
+
+import io.rivulet.Connection;
+import io.rivulet.ConnectionLostException;
+import io.rivulet.RejectedException;
+import io.rivulet.RivuletException;
+import io.rivulet.codec.FrameReader;
+import io.rivulet.codec.FrameType;
+import io.rivulet.codec.FrameWriter;
+import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.security.AuthenticationException;
+import io.rivulet.security.Authenticator;
+import io.rivulet.security.Credentials;
+import io.rivulet.spi.ReliableLink;
+import reactor.core.publisher.Sinks;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One connection's SETUP exchange, on the conductor.
+ *
+ * <ul>
+ *   <li><b>Server</b>: the first frame must be a valid SETUP (version, keepalive, frame length) that the
+ *       authenticator accepts; otherwise ERROR (INVALID_SETUP, UNSUPPORTED_SETUP or REJECTED_SETUP) and the
+ *       connection closes. No SETUP within the set-up timeout closes it too. An accepted SETUP sets the frame
+ *       length limit and the keepalive the client asked for.</li>
+ *   <li><b>Client</b>: sends SETUP; the connect completes when the server's first frame shows it accepted (a
+ *       server answers SETUP with a KEEPALIVE at once), fails when it refuses, the connection ends, or nothing
+ *       arrives within the set-up timeout.</li>
+ * </ul>
+ */
+final class SetupHandshake
+{
+    /** Version of the protocol carried in SETUP. */
+    static final int PROTOCOL_VERSION = 1;
+    /** Smallest frame length a client may ask for: room for every control frame. */
+    private static final int MIN_FRAME_LENGTH = 256;
+
+    private final ReliableLink link;
+    private final Outbound outbound;
+    private final ControlFrames control;
+    private final ConnectionClose close;
+    private final Keepalive keepalive;
+    private final ProtocolSettings settings;
+    private final ConnectionCounters counters;
+    private final Consumer<Throwable> errorHandler;
+    private final String remoteAddress;
+    private final long createdNs;
+    /** Server side: who may connect; null accepts everyone. */
+    private Authenticator authenticator;
+    private boolean complete;
+    /** Client side: completed when the server's first frame shows it accepted SETUP; null once done. */
+    private Sinks.One<Connection> acceptance;
+    private long acceptanceDeadlineNs;
+
+    SetupHandshake(
+        final boolean client,
+        final ReliableLink link,
+        final Outbound outbound,
+        final ControlFrames control,
+        final ConnectionClose close,
+        final Keepalive keepalive,
+        final ProtocolSettings settings,
+        final ConnectionCounters counters,
+        final Authenticator authenticator,
+        final Consumer<Throwable> errorHandler,
+        final long nowNs)
+    {
+        this.link = link;
+        this.outbound = outbound;
+        this.control = control;
+        this.close = close;
+        this.keepalive = keepalive;
+        this.settings = settings;
+        this.counters = counters;
+        this.authenticator = authenticator;
+        this.errorHandler = errorHandler;
+        this.remoteAddress = link.remoteAddress();
+        this.createdNs = nowNs;
+        this.complete = client;
+    }
+
+    /** Server, before the first duty cycle: replaces the authenticator (tests). */
+    void authenticator(final Authenticator authenticator)
+    {
+        this.authenticator = authenticator;
+    }
+
+    /** @return true once SETUP was accepted (server) or sent (client). */
+    boolean isComplete()
+    {
+        return complete;
+    }
+
+    /** Client: queues SETUP with the node's keepalive and frame length and the application's metadata and data. */
+    void sendSetup(final byte[] metadata, final byte[] data)
+    {
+        final int length = FrameWriter.setupLength(metadata.length, data.length);
+        final int index = outbound.claim(length);
+        if (index <= 0)
+        {
+            throw new IllegalStateException("outbound ring full before SETUP");
+        }
+        Frames.writer().writeSetup(outbound.ring().buffer(), index, PROTOCOL_VERSION,
+            (int)TimeUnit.NANOSECONDS.toMillis(settings.keepaliveIntervalNs()),
+            (int)TimeUnit.NANOSECONDS.toMillis(settings.keepaliveTimeoutNs()), settings.maxFrameLength(),
+            metadata, data);
+        outbound.commit(index);
+    }
+
+    /** Client, after {@link #sendSetup}: the sink completes with the connection once the server accepted. */
+    void awaitAcceptance(final Sinks.One<Connection> acceptance, final long nowNs)
+    {
+        this.acceptance = acceptance;
+        this.acceptanceDeadlineNs = nowNs + settings.setupTimeoutNs();
+    }
+
+    /** Conductor: closes the connection when SETUP, or the server's acceptance, is overdue. @return work done. */
+    int checkDeadline(final long nowNs)
+    {
+        if (!complete && nowNs - createdNs > settings.setupTimeoutNs())
+        {
+            final String reason = "no SETUP within " + TimeUnit.NANOSECONDS.toMillis(settings.setupTimeoutNs()) +
+                " ms (rivulet.setupTimeout)";
+            counters.onSetupTimeout();
+            control.error(0, ErrorCode.INVALID_SETUP, reason);
+            close.closeGracefully(new RejectedException("connection from " + remoteAddress + " closed: " + reason),
+                null, null);
+            return 1;
+        }
+        if (acceptance != null && nowNs - acceptanceDeadlineNs > 0)
+        {
+            close.lose(new ConnectionLostException("server " + remoteAddress + " did not answer SETUP within " +
+                TimeUnit.NANOSECONDS.toMillis(settings.setupTimeoutNs()) + " ms (rivulet.setupTimeout)"));
+            return 1;
+        }
+        return 0;
+    }
+
+    /**
+     * Client: a frame after SETUP. Any frame but CLOSE or a connection ERROR shows the server accepted.
+     *
+     * @param connection what the connect completes with.
+     */
+    void onFrameAfterSetup(final int type, final int streamId, final Connection connection)
+    {
+        if (acceptance != null && type != FrameType.CLOSE && !(type == FrameType.ERROR && streamId == 0))
+        {
+            final Sinks.One<Connection> accepted = acceptance;
+            acceptance = null;
+            if (accepted.tryEmitValue(connection).isFailure())
+            {
+                connection.close(); // the connect was cancelled meanwhile
+            }
+        }
+    }
+
+    /** The connection is closing before the server accepted: the connect fails with the cause. */
+    void onClosing(final RivuletException cause)
+    {
+        final Sinks.One<Connection> accepted = acceptance;
+        if (accepted != null)
+        {
+            acceptance = null;
+            accepted.tryEmitError(cause);
+        }
+    }
+
+    /**
+     * Server: the first frame. Accepts a valid SETUP the authenticator lets in, else refuses it and closes.
+     *
+     * @return true when SETUP was accepted.
+     */
+    boolean onFirstFrame(final FrameReader reader)
+    {
+        final int type = reader.frameType();
+        if (type != FrameType.SETUP)
+        {
+            return reject(ErrorCode.INVALID_SETUP, "expected SETUP as the first frame, got " + FrameType.name(type));
+        }
+        if (reader.protocolVersion() != PROTOCOL_VERSION)
+        {
+            return reject(ErrorCode.UNSUPPORTED_SETUP, "unsupported protocol version " + reader.protocolVersion() +
+                " (this node speaks " + PROTOCOL_VERSION + ")");
+        }
+        if (reader.keepaliveIntervalMs() <= 0 || reader.keepaliveTimeoutMs() <= reader.keepaliveIntervalMs())
+        {
+            return reject(ErrorCode.INVALID_SETUP, "keepalive interval " + reader.keepaliveIntervalMs() +
+                " ms and timeout " + reader.keepaliveTimeoutMs() + " ms are not valid");
+        }
+        if (reader.maxFrameLength() > settings.maxFrameLength())
+        {
+            return reject(ErrorCode.REJECTED_SETUP, "client max frame length " + reader.maxFrameLength() +
+                " exceeds this server's " + settings.maxFrameLength());
+        }
+        if (reader.maxFrameLength() < MIN_FRAME_LENGTH)
+        {
+            return reject(ErrorCode.INVALID_SETUP, "max frame length " + reader.maxFrameLength() + " below " +
+                MIN_FRAME_LENGTH);
+        }
+        if (authenticator != null && !authenticate(reader))
+        {
+            return false;
+        }
+        outbound.limitFrameLength(reader.maxFrameLength());
+        // Like RSocket, the server follows the client's keepalive so that neither side times the other out.
+        keepalive.adopt(reader.keepaliveIntervalMs(), reader.keepaliveTimeoutMs());
+        complete = true;
+        return true;
+    }
+
+    private boolean authenticate(final FrameReader reader)
+    {
+        final byte[] metadata = new byte[reader.metadataLength()];
+        reader.buffer().getBytes(reader.metadataOffset(), metadata);
+        try
+        {
+            authenticator.authenticate(new Credentials(metadata, link.peerPrincipal(), remoteAddress));
+            return true;
+        }
+        catch (final AuthenticationException ex)
+        {
+            counters.onSetupRejected();
+            errorHandler.accept(new RejectedException("connection from " + remoteAddress + " refused: " +
+                ex.getMessage()));
+            control.error(0, ErrorCode.REJECTED_SETUP, ex.getMessage());
+            close.closeGracefully(new RejectedException(ex.getMessage()), null, null);
+            return false;
+        }
+        catch (final RuntimeException ex)
+        {
+            // A broken authenticator refuses: failing open would let anyone in.
+            counters.onSetupRejected();
+            errorHandler.accept(ex);
+            control.error(0, ErrorCode.REJECTED_SETUP, "authentication failed");
+            close.closeGracefully(new RejectedException("authenticator failed: " + ex), null, null);
+            return false;
+        }
+    }
+
+    private boolean reject(final ErrorCode code, final String reason)
+    {
+        counters.onProtocolError();
+        control.error(0, code, reason);
+        close.closeGracefully(new RejectedException(reason), null, null);
+        return false;
+    }
+}

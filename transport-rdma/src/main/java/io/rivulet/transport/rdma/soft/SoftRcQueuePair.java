@@ -7,7 +7,6 @@ import io.rivulet.transport.rdma.verbs.QpType;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
 import io.rivulet.transport.rdma.verbs.ReceiveWorkRequest;
-import io.rivulet.transport.rdma.verbs.ScatterGatherEntry;
 import io.rivulet.transport.rdma.verbs.SendWorkRequest;
 import io.rivulet.transport.rdma.verbs.UdAddress;
 import io.rivulet.transport.rdma.verbs.VerbsException;
@@ -171,7 +170,7 @@ final class SoftRcQueuePair implements QueuePair
         {
             throw new VerbsException("no opcode");
         }
-        final long total = checkSges(request);
+        final long total = ScatterGather.checkSges(request);
         if (opcode == Opcode.ATOMIC_CMP_AND_SWP || opcode == Opcode.ATOMIC_FETCH_AND_ADD)
         {
             if (request.sgeCount() != 1 || request.sge(0).length() != Long.BYTES)
@@ -179,7 +178,7 @@ final class SoftRcQueuePair implements QueuePair
                 throw new VerbsException("atomics take exactly one 8-byte scatter-gather entry");
             }
         }
-        final boolean inline = checkInline(request, total, config.maxInlineData(), pd);
+        final boolean inline = ScatterGather.checkInline(request, total, config.maxInlineData(), pd);
         if (inline && (opcode == Opcode.RDMA_READ || opcode.isOneSided() && opcode != Opcode.RDMA_WRITE))
         {
             throw new VerbsException("INLINE applies to SEND and WRITE only, not " + opcode);
@@ -304,7 +303,7 @@ final class SoftRcQueuePair implements QueuePair
                     localError(transmitIndex, WcStatus.RETRY_EXCEEDED_ERROR);
                     break;
                 }
-                if (!checkLocal(slot, pd))
+                if (!ScatterGather.checkLocal(slot, pd))
                 {
                     localError(transmitIndex, WcStatus.LOCAL_PROTECTION_ERROR);
                     break;
@@ -408,7 +407,7 @@ final class SoftRcQueuePair implements QueuePair
             buffer.putInt(offset + Frames.TOTAL_LENGTH_OFFSET, (int)total, Frames.ORDER);
             buffer.putInt(offset + Frames.SEGMENT_OFFSET_OFFSET, (int)transmitOffset, Frames.ORDER);
             buffer.putInt(offset + Frames.IMM_OFFSET, slot.imm, Frames.ORDER);
-            gather(slot, transmitOffset, buffer.addressOffset() + offset + Frames.HEADER_LENGTH, segment);
+            ScatterGather.gather(slot, transmitOffset, buffer.addressOffset() + offset + Frames.HEADER_LENGTH, segment);
             wire.commit(offset);
             started();
             transmitOffset += segment;
@@ -561,7 +560,7 @@ final class SoftRcQueuePair implements QueuePair
             protocolError("bad READ response for request " + index);
             return;
         }
-        scatter(slot, segmentOffset, buffer.addressOffset() + offset + Frames.HEADER_LENGTH, payload);
+        ScatterGather.scatter(slot, segmentOffset, buffer.addressOffset() + offset + Frames.HEADER_LENGTH, payload);
         if ((flags & Frames.FLAG_LAST) != 0)
         {
             if (segmentOffset + payload != slot.totalLength)
@@ -1219,138 +1218,6 @@ final class SoftRcQueuePair implements QueuePair
             work++;
         }
         return work;
-    }
-
-    // ------------------------------------------------------------------ shared helpers
-
-    /** @return the total length of a request's entries; rejects negative lengths and totals over 2 GiB. */
-    static long checkSges(final SendWorkRequest request) throws VerbsException
-    {
-        long total = 0;
-        for (int i = 0; i < request.sgeCount(); i++)
-        {
-            final ScatterGatherEntry sge = request.sge(i);
-            if (sge.length() < 0)
-            {
-                throw new VerbsException("negative scatter-gather length");
-            }
-            total += sge.length();
-        }
-        if (total > Integer.MAX_VALUE)
-        {
-            throw new VerbsException("message longer than 2^31 - 1 bytes");
-        }
-        return total;
-    }
-
-    /**
-     * @return true for an INLINE request, after checking its size. The soft provider also insists that
-     * inline data lies in memory registered in the queue pair's protection domain: it reads the bytes
-     * at post time, and an address nobody registered would crash the JVM rather than fail a request.
-     */
-    static boolean checkInline(
-        final SendWorkRequest request, final long total, final int maxInlineData, final SoftProtectionDomain pd)
-        throws VerbsException
-    {
-        if ((request.flags() & SendWorkRequest.INLINE) == 0)
-        {
-            return false;
-        }
-        if (total > maxInlineData)
-        {
-            throw new VerbsException("inline send of " + total + " bytes exceeds maxInlineData " + maxInlineData);
-        }
-        for (int i = 0; i < request.sgeCount(); i++)
-        {
-            final ScatterGatherEntry sge = request.sge(i);
-            if (sge.length() > 0 && !pd.isRegistered(sge.address(), sge.length()))
-            {
-                throw new VerbsException("soft provider: inline data must lie in registered memory of the " +
-                    "queue pair's protection domain");
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Checks a request's local entries: lkey live in the protection domain, inside the region, and
-     * LOCAL_WRITE where the device writes (READ and atomic results).
-     */
-    static boolean checkLocal(final SendQueue.Slot slot, final SoftProtectionDomain pd)
-    {
-        if (slot.inline)
-        {
-            return true;
-        }
-        final boolean writes = slot.isReadOrAtomic();
-        for (int i = 0; i < slot.sgeCount; i++)
-        {
-            final int length = slot.sgeLength[i];
-            if (length == 0)
-            {
-                continue;
-            }
-            final SoftMemoryRegion region = pd.local(slot.sgeLkey[i]);
-            if (region == null || !region.contains(slot.sgeAddress[i], length) ||
-                (writes && !region.allows(Access.LOCAL_WRITE)))
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Copies {@code length} bytes of a request's payload, from {@code from}, to {@code destination}. */
-    static void gather(final SendQueue.Slot slot, final long from, final long destination, final long length)
-    {
-        if (length == 0)
-        {
-            return;
-        }
-        if (slot.inline)
-        {
-            Memory.copy(slot.inlineAddress + from, destination, length);
-            return;
-        }
-        long skip = from;
-        long remaining = length;
-        long to = destination;
-        for (int i = 0; i < slot.sgeCount && remaining > 0; i++)
-        {
-            final int sgeLength = slot.sgeLength[i];
-            if (skip >= sgeLength)
-            {
-                skip -= sgeLength;
-                continue;
-            }
-            final long n = Math.min(sgeLength - skip, remaining);
-            Memory.copy(slot.sgeAddress[i] + skip, to, n);
-            to += n;
-            remaining -= n;
-            skip = 0;
-        }
-    }
-
-    /** Copies {@code length} bytes from {@code source} into a request's entries, at {@code from}. */
-    static void scatter(final SendQueue.Slot slot, final long from, final long source, final long length)
-    {
-        long skip = from;
-        long remaining = length;
-        long at = source;
-        for (int i = 0; i < slot.sgeCount && remaining > 0; i++)
-        {
-            final int sgeLength = slot.sgeLength[i];
-            if (skip >= sgeLength)
-            {
-                skip -= sgeLength;
-                continue;
-            }
-            final long n = Math.min(sgeLength - skip, remaining);
-            Memory.copy(at, slot.sgeAddress[i] + skip, n);
-            at += n;
-            remaining -= n;
-            skip = 0;
-        }
     }
 
     @Override

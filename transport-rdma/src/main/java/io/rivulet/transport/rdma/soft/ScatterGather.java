@@ -96,9 +96,14 @@ final class ScatterGather
         return true;
     }
 
-    /** Copies {@code length} bytes of a request's payload, from {@code from}, to {@code destination}. */
+    /**
+     * Copies {@code length} bytes of a request's payload, from {@code from}, to {@code destination}.
+     *
+     * @throws IllegalArgumentException when {@code [from, from + length)} is not inside the payload.
+     */
     static void gather(final SendQueue.Slot slot, final long from, final long destination, final long length)
     {
+        checkRange(slot, from, length);
         if (length == 0)
         {
             return;
@@ -127,9 +132,14 @@ final class ScatterGather
         }
     }
 
-    /** Copies {@code length} bytes from {@code source} into a request's entries, at {@code from}. */
+    /**
+     * Copies {@code length} bytes from {@code source} into a request's entries, at {@code from}.
+     *
+     * @throws IllegalArgumentException when {@code [from, from + length)} is not inside the payload.
+     */
     static void scatter(final SendQueue.Slot slot, final long from, final long source, final long length)
     {
+        checkRange(slot, from, length);
         long skip = from;
         long remaining = length;
         long at = source;
@@ -146,6 +156,20 @@ final class ScatterGather
             at += n;
             remaining -= n;
             skip = 0;
+        }
+    }
+
+    /**
+     * Callers bound every copy by the payload first (a response frame is checked against its request), so
+     * this only catches a caller's slip: loudly, rather than by copying fewer bytes than asked or, for
+     * inline data, by reading past the slot's copy.
+     */
+    private static void checkRange(final SendQueue.Slot slot, final long from, final long length)
+    {
+        if (from < 0 || length < 0 || from > slot.totalLength - length)
+        {
+            throw new IllegalArgumentException("copy of " + length + " bytes at " + from +
+                " outside a payload of " + slot.totalLength + " bytes");
         }
     }
 }

@@ -103,7 +103,7 @@ final class SoftDatagrams implements DatagramPort.Handler
         scratch.putInt(PAYLOAD_LENGTH_OFFSET, payloadLength, Frames.ORDER);
         scratch.putInt(PAYLOAD_LENGTH_OFFSET + 4, 0, Frames.ORDER);
         scratch.putBytes(SOURCE_GID_OFFSET, localGid, 0, Addresses.GID_LENGTH);
-        SoftRcQueuePair.gather(slot, 0, scratch.addressOffset() + HEADER_LENGTH, payloadLength);
+        ScatterGather.gather(slot, 0, scratch.addressOffset() + HEADER_LENGTH, payloadLength);
 
         final Object route = port.resolve(slot.addressHandle);
         faults.send(route, scratch, HEADER_LENGTH + payloadLength, nic.nowNs());

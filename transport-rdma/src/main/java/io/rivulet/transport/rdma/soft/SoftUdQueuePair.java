@@ -111,8 +111,8 @@ final class SoftUdQueuePair implements QueuePair
         {
             throw new VerbsException("address handle closed or of another device");
         }
-        final long total = SoftRcQueuePair.checkSges(request);
-        final boolean inline = SoftRcQueuePair.checkInline(request, total, config.maxInlineData(), pd);
+        final long total = ScatterGather.checkSges(request);
+        final boolean inline = ScatterGather.checkInline(request, total, config.maxInlineData(), pd);
         sendQueue.post(request, total, inline);
         context.nic().wake();
     }
@@ -165,7 +165,7 @@ final class SoftUdQueuePair implements QueuePair
         {
             return WcStatus.LOCAL_LENGTH_ERROR;
         }
-        return SoftRcQueuePair.checkLocal(slot, pd) ? WcStatus.SUCCESS : WcStatus.LOCAL_PROTECTION_ERROR;
+        return ScatterGather.checkLocal(slot, pd) ? WcStatus.SUCCESS : WcStatus.LOCAL_PROTECTION_ERROR;
     }
 
     private void complete(final SendQueue.Slot slot, final WcStatus status)

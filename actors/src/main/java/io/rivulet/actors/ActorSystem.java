@@ -37,7 +37,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
-import java.util.regex.Pattern;
 
 /**
  * Actors on a Rivulet node: spawn them from behaviours, find them by path, watch them, across nodes.
@@ -84,7 +83,6 @@ public final class ActorSystem implements AutoCloseable
 
     static final int MAX_BATCH_ENTRIES = 1024;
 
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._~-]{0,127}");
     private static final org.slf4j.Logger LOGGER = org.slf4j.LoggerFactory.getLogger(ActorSystem.class);
     private static final AtomicInteger SYSTEM_IDS = new AtomicInteger();
 
@@ -96,7 +94,7 @@ public final class ActorSystem implements AutoCloseable
     private final SerializerRegistry serializers;
     private final AbstractReplier noReply;
     private final ConcurrentHashMap<String, ActorCell<?>> actors = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<ActorPath, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
     private final Set<InboundChannel> channels = ConcurrentHashMap.newKeySet();
     private final StreamSlots streams = new StreamSlots(this);
     private final Peers peers;
@@ -208,7 +206,7 @@ public final class ActorSystem implements AutoCloseable
      */
     public String pathOf(final String name)
     {
-        return SCHEME + address + "/" + name;
+        return ActorPath.format(address, name);
     }
 
     /** @return the node this system runs on. */
@@ -253,7 +251,7 @@ public final class ActorSystem implements AutoCloseable
     {
         Objects.requireNonNull(behavior, "behavior");
         Objects.requireNonNull(options, "options");
-        requireName(name);
+        ActorPath.requireName(name);
         if (closed)
         {
             throw new IllegalStateException("the actor system at " + address + " is closed");
@@ -284,23 +282,20 @@ public final class ActorSystem implements AutoCloseable
         Objects.requireNonNull(type, "type");
         if (!path.startsWith(SCHEME))
         {
-            return localRef(requireName(path));
+            return localRef(ActorPath.requireName(path));
         }
-        final String rest = path.substring(SCHEME.length());
-        final int slash = rest.indexOf('/');
-        if (slash <= 0)
+        final ActorPath target = ActorPath.parse(path);
+        if (target.authority().equals(address))
         {
-            throw new IllegalArgumentException("'" + path + "' is not an actor path: expected rivulet://host:port/name");
+            return localRef(target.name());
         }
-        final String authority = rest.substring(0, slash);
-        final String name = requireName(rest.substring(slash + 1));
-        if (authority.equals(address))
+        if (target.isUnbound())
         {
-            return localRef(name);
+            throw new IllegalArgumentException("'" + path + "' is an actor of a system that is not bound, which " +
+                "other systems cannot reach: expected rivulet://host:port/name");
         }
-        requireHostPort(authority, path);
-        final RemoteEndpoint endpoint = endpoints.computeIfAbsent(SCHEME + authority + "/" + name,
-            key -> new RemoteEndpoint(this, authority, name, key));
+        final RemoteEndpoint endpoint = endpoints.computeIfAbsent(target,
+            key -> new RemoteEndpoint(this, key.authority(), key.name(), key.toString()));
         return new RemoteActorRef<>(endpoint);
     }
 
@@ -657,38 +652,6 @@ public final class ActorSystem implements AutoCloseable
     private <T> ActorRef<T> localRef(final String name)
     {
         return new LocalActorRef<>(this, name, pathOf(name), actors.get(name));
-    }
-
-    private static String requireName(final String name)
-    {
-        if (name == null || !NAME.matcher(name).matches())
-        {
-            throw new IllegalArgumentException("'" + name + "' is not an actor name: 1 to 128 letters, digits or " +
-                "._~- (not starting with . ~ -)");
-        }
-        return name;
-    }
-
-    private static void requireHostPort(final String authority, final String path)
-    {
-        final int colon = authority.lastIndexOf(':');
-        boolean valid = colon > 0 && colon < authority.length() - 1;
-        if (valid)
-        {
-            try
-            {
-                final int port = Integer.parseInt(authority.substring(colon + 1));
-                valid = port > 0 && port <= 65535;
-            }
-            catch (final NumberFormatException ex)
-            {
-                valid = false;
-            }
-        }
-        if (!valid)
-        {
-            throw new IllegalArgumentException("'" + path + "' is not an actor path: expected rivulet://host:port/name");
-        }
     }
 
     // ------------------------------------------------------------------------------ serving other nodes

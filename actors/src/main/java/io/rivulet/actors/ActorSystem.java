@@ -1,15 +1,9 @@
 package io.rivulet.actors;
 
 import io.rivulet.ConfigurationException;
-import io.rivulet.Message;
 import io.rivulet.MessageTooLargeException;
-import io.rivulet.ProtocolViolationException;
-import io.rivulet.Responder;
 import io.rivulet.Rivulet;
-import io.rivulet.RivuletException;
 import io.rivulet.Server;
-import io.rivulet.actors.wire.RouteKind;
-import io.rivulet.actors.wire.TerminationReason;
 import org.agrona.SystemUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -23,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
@@ -95,8 +88,7 @@ public final class ActorSystem implements AutoCloseable
     private final AbstractReplier noReply;
     private final ConcurrentHashMap<String, ActorCell<?>> actors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<ActorPath, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
-    private final Set<InboundChannel> channels = ConcurrentHashMap.newKeySet();
-    private final StreamSlots streams = new StreamSlots(this);
+    private final RemoteActorResponder responder = new RemoteActorResponder(this);
     private final Peers peers;
     private final ForkJoinPool dispatcher;
     private final ScheduledThreadPoolExecutor timer;
@@ -142,7 +134,7 @@ public final class ActorSystem implements AutoCloseable
         {
             try
             {
-                this.server = node.bind(context.bindAddress(), responder()).block(Duration.ofSeconds(30));
+                this.server = node.bind(context.bindAddress(), responder.responder()).block(Duration.ofSeconds(30));
             }
             catch (final RuntimeException ex)
             {
@@ -406,10 +398,7 @@ public final class ActorSystem implements AutoCloseable
         {
             endpoint.close(cause);
         }
-        for (final InboundChannel channel : channels)
-        {
-            channel.abort();
-        }
+        responder.abortChannels();
         peers.close();
         shutdownThreads();
     }
@@ -470,7 +459,7 @@ public final class ActorSystem implements AutoCloseable
 
     StreamSlots streams()
     {
-        return streams;
+        return responder.streams();
     }
 
     int throughput()
@@ -500,8 +489,7 @@ public final class ActorSystem implements AutoCloseable
 
     void onChannelClosed(final InboundChannel channel)
     {
-        channels.remove(channel);
-        streams.dropAll(channel);
+        responder.onChannelClosed(channel);
     }
 
     /** @return false when the dispatcher is shut down. */
@@ -652,106 +640,6 @@ public final class ActorSystem implements AutoCloseable
     private <T> ActorRef<T> localRef(final String name)
     {
         return new LocalActorRef<>(this, name, pathOf(name), actors.get(name));
-    }
-
-    // ------------------------------------------------------------------------------ serving other nodes
-
-    private Responder responder()
-    {
-        return Responder.builder()
-            .requestChannel(this::onChannel)
-            .requestResponse(this::onWatch)
-            .requestStream(this::onStreamClaim)
-            .build();
-    }
-
-    private Publisher<Message> onChannel(final Flux<Message> inbound)
-    {
-        final InboundChannel channel = new InboundChannel(this, inbound);
-        channels.add(channel);
-        if (closed)
-        {
-            channel.abort();
-        }
-        return channel.publisher();
-    }
-
-    private Mono<Message> onWatch(final Message request)
-    {
-        return Mono.defer(() ->
-        {
-            final String target;
-            try
-            {
-                target = route(request, RouteKind.WATCH).varText(Envelopes.MAX_NAME_LENGTH);
-            }
-            catch (final ProtocolViolationException ex)
-            {
-                counters.protocolErrors.increment();
-                return Mono.error(new RivuletException("INVALID: " + ex.getMessage()));
-            }
-            final ActorCell<?> cell = cell(target);
-            if (cell == null)
-            {
-                return Mono.just(Message.of(Envelopes.terminated(TerminationReason.NOT_FOUND,
-                    "no actor named '" + target + "' is running at " + address)));
-            }
-            return cell.termination().map(terminated -> Message.of(Envelopes.terminated(
-                terminated.reason() == Terminated.Reason.FAILED ? TerminationReason.FAILED : TerminationReason.STOPPED,
-                terminated.detail())));
-        });
-    }
-
-    @SuppressWarnings("unchecked")
-    private Flux<Message> onStreamClaim(final Message request)
-    {
-        return Flux.defer(() ->
-        {
-            final Envelopes.Reader reader;
-            final String target;
-            try
-            {
-                reader = route(request, RouteKind.STREAM);
-                target = reader.varText(Envelopes.MAX_NAME_LENGTH);
-            }
-            catch (final ProtocolViolationException ex)
-            {
-                counters.protocolErrors.increment();
-                return Flux.error(new RivuletException("INVALID: " + ex.getMessage()));
-            }
-            final long correlationId = reader.correlationId();
-            final Publisher<?> replies = streams.claim(reader.incarnation(), correlationId);
-            if (replies == null)
-            {
-                return Flux.error(new RivuletException("NOT_FOUND: no stream reply " + correlationId + " of '" + target +
-                    "' is waiting (claimed, expired or never made)"));
-            }
-            return Flux.from((Publisher<Object>)replies).map(element ->
-            {
-                final byte[] entry;
-                try
-                {
-                    entry = Envelopes.reply(serializers, correlationId, element);
-                }
-                catch (final SerializationException ex)
-                {
-                    counters.serializationErrors.increment();
-                    throw new SerializationException("SERIALIZATION: " + ex.getMessage(), ex);
-                }
-                counters.remoteSent.increment();
-                return Message.of(entry);
-            });
-        });
-    }
-
-    private static Envelopes.Reader route(final Message request, final RouteKind kind)
-    {
-        final Envelopes.Reader reader = new Envelopes.Reader();
-        if (reader.wrap(request.metadata(), 0, request.metadataLength()) != Envelopes.ROUTE || reader.routeKind() != kind)
-        {
-            throw new ProtocolViolationException("expected a " + kind + " route in the metadata");
-        }
-        return reader;
     }
 
     private static void log(final Throwable error)

@@ -7,8 +7,6 @@ import io.rivulet.Server;
 import org.agrona.SystemUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
-import org.reactivestreams.Publisher;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -26,7 +24,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
@@ -83,7 +80,6 @@ public final class ActorSystem implements AutoCloseable
     private final Context context;
     private final ActorCounters counters = new ActorCounters();
     private final long incarnation = ThreadLocalRandom.current().nextLong() | 1;
-    private final AtomicLong correlationIds = new AtomicLong();
     private final SerializerRegistry serializers;
     private final AbstractReplier noReply;
     private final ConcurrentHashMap<String, ActorCell<?>> actors = new ConcurrentHashMap<>();
@@ -93,6 +89,7 @@ public final class ActorSystem implements AutoCloseable
     private final ForkJoinPool dispatcher;
     private final ScheduledThreadPoolExecutor timer;
     private final Scheduler timerScheduler;
+    private final Asks asks;
     private final int maxBatchBytes;
     private final int maxEnvelopeLength;
     private final Server server;
@@ -130,6 +127,7 @@ public final class ActorSystem implements AutoCloseable
         });
         timer.setRemoveOnCancelPolicy(true);
         this.timerScheduler = Schedulers.fromExecutorService(timer, "rivulet-actors-timer");
+        this.asks = new Asks(counters, context.askTimeout(), timerScheduler);
         if (context.bindAddress() != null)
         {
             try
@@ -437,9 +435,9 @@ public final class ActorSystem implements AutoCloseable
         return incarnation;
     }
 
-    long nextCorrelationId()
+    Asks asks()
     {
-        return correlationIds.incrementAndGet();
+        return asks;
     }
 
     SerializerRegistry serializers()
@@ -569,71 +567,6 @@ public final class ActorSystem implements AutoCloseable
                     " ms (policy BACK_PRESSURE)");
             }
         }
-    }
-
-    <R> Mono<R> askReply(final Mono<Object> raw, final Class<R> replyType, final Duration timeout, final String path)
-    {
-        Objects.requireNonNull(replyType, "replyType");
-        Objects.requireNonNull(timeout, "timeout");
-        return raw.flatMap(ActorSystem::firstOf)
-            .timeout(timeout, askTimeout(path, timeout), timerScheduler)
-            .map(reply -> cast(replyType, reply, path));
-    }
-
-    <R> Flux<R> askStreamReply(final Mono<Object> raw, final Class<R> replyType, final String path)
-    {
-        Objects.requireNonNull(replyType, "replyType");
-        final Duration timeout = context.askTimeout();
-        return raw.timeout(timeout, askTimeout(path, timeout), timerScheduler)
-            .flatMapMany(ActorSystem::streamOf)
-            .map(element -> cast(replyType, element, path));
-    }
-
-    private Mono<Object> askTimeout(final String path, final Duration timeout)
-    {
-        return Mono.defer(() ->
-        {
-            counters.askTimeouts.increment();
-            return Mono.error(new AskTimeoutException("no reply from " + path + " within " + timeout.toMillis() + " ms"));
-        });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Mono<Object> firstOf(final Object reply)
-    {
-        if (reply instanceof AbstractReplier.StreamReply stream)
-        {
-            return Mono.from((Publisher<Object>)stream.replies());
-        }
-        if (reply instanceof RemoteEndpoint.RemoteStream stream)
-        {
-            return stream.open().next();
-        }
-        return Mono.just(reply);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Flux<Object> streamOf(final Object reply)
-    {
-        if (reply instanceof AbstractReplier.StreamReply stream)
-        {
-            return Flux.from((Publisher<Object>)stream.replies());
-        }
-        if (reply instanceof RemoteEndpoint.RemoteStream stream)
-        {
-            return stream.open();
-        }
-        return Flux.just(reply);
-    }
-
-    private static <R> R cast(final Class<R> type, final Object value, final String path)
-    {
-        if (!type.isInstance(value))
-        {
-            throw new ClassCastException("the reply from " + path + " is a " + value.getClass().getName() + ", not a " +
-                type.getName());
-        }
-        return type.cast(value);
     }
 
     @SuppressWarnings("unchecked")

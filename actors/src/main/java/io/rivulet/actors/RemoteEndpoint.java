@@ -170,7 +170,7 @@ final class RemoteEndpoint
                 sink.error(failure != null ? failure : new ActorNotFoundException("cannot reach " + address));
                 return;
             }
-            final long id = system.nextCorrelationId();
+            final long id = system.asks().nextCorrelationId();
             final byte[] entry;
             try
             {

@@ -8,19 +8,13 @@ import org.agrona.SystemUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,8 +50,8 @@ import java.util.function.IntSupplier;
  * {@link Serializer}s (SBE via {@link SbeSerializer}). The wire envelopes are in {@code sbe/rivulet-actors.xml}.
  *
  * <p><b>Threads.</b> Behaviours run on a dispatcher of {@link Context#dispatcherThreads} threads (a
- * {@link ForkJoinPool}); one timer thread runs back-off restarts, ask timeouts and retries. The node's engine
- * threads only move envelopes in and out of mailboxes and queues.
+ * {@link java.util.concurrent.ForkJoinPool}); one timer thread runs back-off restarts, ask timeouts and
+ * retries. The node's engine threads only move envelopes in and out of mailboxes and queues.
  *
  * <p>Closing the system stops its actors (watchers get {@link Terminated.Reason#STOPPED}), ends its channels
  * and connections and its dispatcher; it does not close the node.
@@ -86,9 +80,7 @@ public final class ActorSystem implements AutoCloseable
     private final ConcurrentHashMap<ActorPath, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
     private final RemoteActorResponder responder = new RemoteActorResponder(this);
     private final Peers peers;
-    private final ForkJoinPool dispatcher;
-    private final ScheduledThreadPoolExecutor timer;
-    private final Scheduler timerScheduler;
+    private final ActorThreads threads;
     private final Asks asks;
     private final int maxBatchBytes;
     private final int maxEnvelopeLength;
@@ -112,22 +104,8 @@ public final class ActorSystem implements AutoCloseable
         final int maxFrameLength = node.context().maxFrameLength();
         this.maxBatchBytes = Math.max(128, Math.min(maxFrameLength - 64, 64 * 1024));
         this.maxEnvelopeLength = node.context().maxMessageLength() - Envelopes.ENTRY_PREFIX;
-        this.dispatcher = new ForkJoinPool(context.dispatcherThreads(), pool ->
-        {
-            final ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-            thread.setName("rivulet-actors-" + id + "-" + thread.getPoolIndex());
-            thread.setDaemon(true);
-            return thread;
-        }, (thread, error) -> reportError(error), true);
-        this.timer = new ScheduledThreadPoolExecutor(1, runnable ->
-        {
-            final Thread thread = new Thread(runnable, "rivulet-actors-" + id + "-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
-        timer.setRemoveOnCancelPolicy(true);
-        this.timerScheduler = Schedulers.fromExecutorService(timer, "rivulet-actors-timer");
-        this.asks = new Asks(counters, context.askTimeout(), timerScheduler);
+        this.threads = new ActorThreads(id, context.dispatcherThreads(), this::reportError);
+        this.asks = new Asks(counters, context.askTimeout(), threads.timerScheduler());
         if (context.bindAddress() != null)
         {
             try
@@ -136,7 +114,7 @@ public final class ActorSystem implements AutoCloseable
             }
             catch (final RuntimeException ex)
             {
-                shutdownThreads();
+                threads.shutdown();
                 throw ex;
             }
             this.address = server.localAddress();
@@ -398,22 +376,7 @@ public final class ActorSystem implements AutoCloseable
         }
         responder.abortChannels();
         peers.close();
-        shutdownThreads();
-    }
-
-    private void shutdownThreads()
-    {
-        dispatcher.shutdown();
-        try
-        {
-            dispatcher.awaitTermination(2, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-        timerScheduler.dispose();
-        timer.shutdownNow();
+        threads.shutdown();
     }
 
     /** @return true once {@link #close()} was called. */
@@ -493,28 +456,13 @@ public final class ActorSystem implements AutoCloseable
     /** @return false when the dispatcher is shut down. */
     boolean dispatch(final Runnable task)
     {
-        try
-        {
-            dispatcher.execute(task);
-            return true;
-        }
-        catch (final RejectedExecutionException ex)
-        {
-            return false;
-        }
+        return threads.dispatch(task);
     }
 
     /** @return the scheduled task, or null when the system is closed. */
     Future<?> schedule(final long delayNs, final Runnable task)
     {
-        try
-        {
-            return timer.schedule(task, delayNs, TimeUnit.NANOSECONDS);
-        }
-        catch (final RejectedExecutionException ex)
-        {
-            return null;
-        }
+        return threads.schedule(delayNs, task);
     }
 
     void reportError(final Throwable error)
@@ -691,7 +639,7 @@ public final class ActorSystem implements AutoCloseable
             return outboxCapacity;
         }
 
-        /** Messages (batches) requested at a time on each inbound channel ({@code rivulet.actors.inboundWindow}, 64). */
+        /** Messages (batches) requested at a time per inbound channel ({@code rivulet.actors.inboundWindow}, 64). */
         public Context inboundWindow(final int inboundWindow)
         {
             this.inboundWindow = inboundWindow;
@@ -759,7 +707,8 @@ public final class ActorSystem implements AutoCloseable
             require(throughput >= 1, "throughput must be positive: " + throughput);
             require(askTimeout != null && !askTimeout.isNegative() && !askTimeout.isZero(),
                 "askTimeout must be positive: " + askTimeout);
-            require(sendTimeout != null && !sendTimeout.isNegative(), "sendTimeout must not be negative: " + sendTimeout);
+            require(sendTimeout != null && !sendTimeout.isNegative(),
+                "sendTimeout must not be negative: " + sendTimeout);
             require(streamClaimTimeout != null && !streamClaimTimeout.isNegative() && !streamClaimTimeout.isZero(),
                 "streamClaimTimeout must be positive: " + streamClaimTimeout);
             require(outboxCapacity >= 2 && outboxCapacity <= 1 << 24,

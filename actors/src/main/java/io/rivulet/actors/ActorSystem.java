@@ -5,8 +5,6 @@ import io.rivulet.MessageTooLargeException;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import org.agrona.SystemUtil;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
@@ -82,6 +80,7 @@ public final class ActorSystem implements AutoCloseable
     private final Peers peers;
     private final ActorThreads threads;
     private final Asks asks;
+    private final BackPressure backPressure;
     private final int maxBatchBytes;
     private final int maxEnvelopeLength;
     private final Server server;
@@ -106,6 +105,7 @@ public final class ActorSystem implements AutoCloseable
         this.maxEnvelopeLength = node.context().maxMessageLength() - Envelopes.ENTRY_PREFIX;
         this.threads = new ActorThreads(id, context.dispatcherThreads(), this::reportError);
         this.asks = new Asks(counters, context.askTimeout(), threads.timerScheduler());
+        this.backPressure = new BackPressure(counters, context.sendTimeout());
         if (context.bindAddress() != null)
         {
             try
@@ -487,34 +487,10 @@ public final class ActorSystem implements AutoCloseable
         }
     }
 
-    /**
-     * BACK_PRESSURE for a sender: retries the offer with a back-off until it is no longer full.
-     *
-     * @return the offer's last result (accepted, or stopped/closed).
-     * @throws MailboxFullException after the send timeout.
-     */
+    /** BACK_PRESSURE for a sender: see {@link BackPressure#awaitOffer}. */
     int awaitOffer(final IntSupplier offer, final String what)
     {
-        counters.backPressureWaits.increment();
-        final long timeoutNs = context.sendTimeout().toNanos();
-        final long deadlineNs = System.nanoTime() + timeoutNs;
-        final IdleStrategy idle = new BackoffIdleStrategy(10, 10, TimeUnit.MICROSECONDS.toNanos(1),
-            TimeUnit.MICROSECONDS.toNanos(100));
-        for (;;)
-        {
-            idle.idle();
-            final int result = offer.getAsInt();
-            if (result != ActorCell.FULL)
-            {
-                return result;
-            }
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                counters.sendTimeouts.increment();
-                throw new MailboxFullException(what + " stayed full for " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) +
-                    " ms (policy BACK_PRESSURE)");
-            }
-        }
+        return backPressure.awaitOffer(offer, what);
     }
 
     @SuppressWarnings("unchecked")

@@ -1,43 +1,24 @@
 package io.rivulet.actors;
 
 import io.rivulet.ConfigurationException;
-import io.rivulet.Message;
 import io.rivulet.MessageTooLargeException;
-import io.rivulet.ProtocolViolationException;
-import io.rivulet.Responder;
 import io.rivulet.Rivulet;
-import io.rivulet.RivuletException;
 import io.rivulet.Server;
-import io.rivulet.actors.wire.RouteKind;
-import io.rivulet.actors.wire.TerminationReason;
 import org.agrona.SystemUtil;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
-import org.reactivestreams.Publisher;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
-import java.util.regex.Pattern;
 
 /**
  * Actors on a Rivulet node: spawn them from behaviours, find them by path, watch them, across nodes.
@@ -67,8 +48,8 @@ import java.util.regex.Pattern;
  * {@link Serializer}s (SBE via {@link SbeSerializer}). The wire envelopes are in {@code sbe/rivulet-actors.xml}.
  *
  * <p><b>Threads.</b> Behaviours run on a dispatcher of {@link Context#dispatcherThreads} threads (a
- * {@link ForkJoinPool}); one timer thread runs back-off restarts, ask timeouts and retries. The node's engine
- * threads only move envelopes in and out of mailboxes and queues.
+ * {@link java.util.concurrent.ForkJoinPool}); one timer thread runs back-off restarts, ask timeouts and
+ * retries. The node's engine threads only move envelopes in and out of mailboxes and queues.
  *
  * <p>Closing the system stops its actors (watchers get {@link Terminated.Reason#STOPPED}), ends its channels
  * and connections and its dispatcher; it does not close the node.
@@ -84,7 +65,6 @@ public final class ActorSystem implements AutoCloseable
 
     static final int MAX_BATCH_ENTRIES = 1024;
 
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._~-]{0,127}");
     private static final org.slf4j.Logger LOGGER = org.slf4j.LoggerFactory.getLogger(ActorSystem.class);
     private static final AtomicInteger SYSTEM_IDS = new AtomicInteger();
 
@@ -92,17 +72,15 @@ public final class ActorSystem implements AutoCloseable
     private final Context context;
     private final ActorCounters counters = new ActorCounters();
     private final long incarnation = ThreadLocalRandom.current().nextLong() | 1;
-    private final AtomicLong correlationIds = new AtomicLong();
     private final SerializerRegistry serializers;
     private final AbstractReplier noReply;
     private final ConcurrentHashMap<String, ActorCell<?>> actors = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
-    private final Set<InboundChannel> channels = ConcurrentHashMap.newKeySet();
-    private final StreamSlots streams = new StreamSlots(this);
+    private final ConcurrentHashMap<ActorPath, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
+    private final RemoteActorResponder responder = new RemoteActorResponder(this);
     private final Peers peers;
-    private final ForkJoinPool dispatcher;
-    private final ScheduledThreadPoolExecutor timer;
-    private final Scheduler timerScheduler;
+    private final ActorThreads threads;
+    private final Asks asks;
+    private final BackPressure backPressure;
     private final int maxBatchBytes;
     private final int maxEnvelopeLength;
     private final Server server;
@@ -125,30 +103,18 @@ public final class ActorSystem implements AutoCloseable
         final int maxFrameLength = node.context().maxFrameLength();
         this.maxBatchBytes = Math.max(128, Math.min(maxFrameLength - 64, 64 * 1024));
         this.maxEnvelopeLength = node.context().maxMessageLength() - Envelopes.ENTRY_PREFIX;
-        this.dispatcher = new ForkJoinPool(context.dispatcherThreads(), pool ->
-        {
-            final ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-            thread.setName("rivulet-actors-" + id + "-" + thread.getPoolIndex());
-            thread.setDaemon(true);
-            return thread;
-        }, (thread, error) -> reportError(error), true);
-        this.timer = new ScheduledThreadPoolExecutor(1, runnable ->
-        {
-            final Thread thread = new Thread(runnable, "rivulet-actors-" + id + "-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
-        timer.setRemoveOnCancelPolicy(true);
-        this.timerScheduler = Schedulers.fromExecutorService(timer, "rivulet-actors-timer");
+        this.threads = new ActorThreads(id, context.dispatcherThreads(), this::reportError);
+        this.asks = new Asks(counters, context.askTimeout(), threads.timerScheduler());
+        this.backPressure = new BackPressure(counters, context.sendTimeout());
         if (context.bindAddress() != null)
         {
             try
             {
-                this.server = node.bind(context.bindAddress(), responder()).block(Duration.ofSeconds(30));
+                this.server = node.bind(context.bindAddress(), responder.responder()).block(Duration.ofSeconds(30));
             }
             catch (final RuntimeException ex)
             {
-                shutdownThreads();
+                threads.shutdown();
                 throw ex;
             }
             this.address = server.localAddress();
@@ -208,7 +174,7 @@ public final class ActorSystem implements AutoCloseable
      */
     public String pathOf(final String name)
     {
-        return SCHEME + address + "/" + name;
+        return ActorPath.format(address, name);
     }
 
     /** @return the node this system runs on. */
@@ -253,7 +219,7 @@ public final class ActorSystem implements AutoCloseable
     {
         Objects.requireNonNull(behavior, "behavior");
         Objects.requireNonNull(options, "options");
-        requireName(name);
+        ActorPath.requireName(name);
         if (closed)
         {
             throw new IllegalStateException("the actor system at " + address + " is closed");
@@ -284,23 +250,20 @@ public final class ActorSystem implements AutoCloseable
         Objects.requireNonNull(type, "type");
         if (!path.startsWith(SCHEME))
         {
-            return localRef(requireName(path));
+            return localRef(ActorPath.requireName(path));
         }
-        final String rest = path.substring(SCHEME.length());
-        final int slash = rest.indexOf('/');
-        if (slash <= 0)
+        final ActorPath target = ActorPath.parse(path);
+        if (target.authority().equals(address))
         {
-            throw new IllegalArgumentException("'" + path + "' is not an actor path: expected rivulet://host:port/name");
+            return localRef(target.name());
         }
-        final String authority = rest.substring(0, slash);
-        final String name = requireName(rest.substring(slash + 1));
-        if (authority.equals(address))
+        if (target.isUnbound())
         {
-            return localRef(name);
+            throw new IllegalArgumentException("'" + path + "' is an actor of a system that is not bound, which " +
+                "other systems cannot reach: expected rivulet://host:port/name");
         }
-        requireHostPort(authority, path);
-        final RemoteEndpoint endpoint = endpoints.computeIfAbsent(SCHEME + authority + "/" + name,
-            key -> new RemoteEndpoint(this, authority, name, key));
+        final RemoteEndpoint endpoint = endpoints.computeIfAbsent(target,
+            key -> new RemoteEndpoint(this, key.authority(), key.name(), key.toString()));
         return new RemoteActorRef<>(endpoint);
     }
 
@@ -411,27 +374,9 @@ public final class ActorSystem implements AutoCloseable
         {
             endpoint.close(cause);
         }
-        for (final InboundChannel channel : channels)
-        {
-            channel.abort();
-        }
+        responder.abortChannels();
         peers.close();
-        shutdownThreads();
-    }
-
-    private void shutdownThreads()
-    {
-        dispatcher.shutdown();
-        try
-        {
-            dispatcher.awaitTermination(2, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-        timerScheduler.dispose();
-        timer.shutdownNow();
+        threads.shutdown();
     }
 
     /** @return true once {@link #close()} was called. */
@@ -453,9 +398,9 @@ public final class ActorSystem implements AutoCloseable
         return incarnation;
     }
 
-    long nextCorrelationId()
+    Asks asks()
     {
-        return correlationIds.incrementAndGet();
+        return asks;
     }
 
     SerializerRegistry serializers()
@@ -475,7 +420,7 @@ public final class ActorSystem implements AutoCloseable
 
     StreamSlots streams()
     {
-        return streams;
+        return responder.streams();
     }
 
     int throughput()
@@ -505,35 +450,19 @@ public final class ActorSystem implements AutoCloseable
 
     void onChannelClosed(final InboundChannel channel)
     {
-        channels.remove(channel);
-        streams.dropAll(channel);
+        responder.onChannelClosed(channel);
     }
 
     /** @return false when the dispatcher is shut down. */
     boolean dispatch(final Runnable task)
     {
-        try
-        {
-            dispatcher.execute(task);
-            return true;
-        }
-        catch (final RejectedExecutionException ex)
-        {
-            return false;
-        }
+        return threads.dispatch(task);
     }
 
     /** @return the scheduled task, or null when the system is closed. */
     Future<?> schedule(final long delayNs, final Runnable task)
     {
-        try
-        {
-            return timer.schedule(task, delayNs, TimeUnit.NANOSECONDS);
-        }
-        catch (final RejectedExecutionException ex)
-        {
-            return null;
-        }
+        return threads.schedule(delayNs, task);
     }
 
     void reportError(final Throwable error)
@@ -558,237 +487,16 @@ public final class ActorSystem implements AutoCloseable
         }
     }
 
-    /**
-     * BACK_PRESSURE for a sender: retries the offer with a back-off until it is no longer full.
-     *
-     * @return the offer's last result (accepted, or stopped/closed).
-     * @throws MailboxFullException after the send timeout.
-     */
+    /** BACK_PRESSURE for a sender: see {@link BackPressure#awaitOffer}. */
     int awaitOffer(final IntSupplier offer, final String what)
     {
-        counters.backPressureWaits.increment();
-        final long timeoutNs = context.sendTimeout().toNanos();
-        final long deadlineNs = System.nanoTime() + timeoutNs;
-        final IdleStrategy idle = new BackoffIdleStrategy(10, 10, TimeUnit.MICROSECONDS.toNanos(1),
-            TimeUnit.MICROSECONDS.toNanos(100));
-        for (;;)
-        {
-            idle.idle();
-            final int result = offer.getAsInt();
-            if (result != ActorCell.FULL)
-            {
-                return result;
-            }
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                counters.sendTimeouts.increment();
-                throw new MailboxFullException(what + " stayed full for " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) +
-                    " ms (policy BACK_PRESSURE)");
-            }
-        }
-    }
-
-    <R> Mono<R> askReply(final Mono<Object> raw, final Class<R> replyType, final Duration timeout, final String path)
-    {
-        Objects.requireNonNull(replyType, "replyType");
-        Objects.requireNonNull(timeout, "timeout");
-        return raw.flatMap(ActorSystem::firstOf)
-            .timeout(timeout, askTimeout(path, timeout), timerScheduler)
-            .map(reply -> cast(replyType, reply, path));
-    }
-
-    <R> Flux<R> askStreamReply(final Mono<Object> raw, final Class<R> replyType, final String path)
-    {
-        Objects.requireNonNull(replyType, "replyType");
-        final Duration timeout = context.askTimeout();
-        return raw.timeout(timeout, askTimeout(path, timeout), timerScheduler)
-            .flatMapMany(ActorSystem::streamOf)
-            .map(element -> cast(replyType, element, path));
-    }
-
-    private Mono<Object> askTimeout(final String path, final Duration timeout)
-    {
-        return Mono.defer(() ->
-        {
-            counters.askTimeouts.increment();
-            return Mono.error(new AskTimeoutException("no reply from " + path + " within " + timeout.toMillis() + " ms"));
-        });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Mono<Object> firstOf(final Object reply)
-    {
-        if (reply instanceof AbstractReplier.StreamReply stream)
-        {
-            return Mono.from((Publisher<Object>)stream.replies());
-        }
-        if (reply instanceof RemoteEndpoint.RemoteStream stream)
-        {
-            return stream.open().next();
-        }
-        return Mono.just(reply);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Flux<Object> streamOf(final Object reply)
-    {
-        if (reply instanceof AbstractReplier.StreamReply stream)
-        {
-            return Flux.from((Publisher<Object>)stream.replies());
-        }
-        if (reply instanceof RemoteEndpoint.RemoteStream stream)
-        {
-            return stream.open();
-        }
-        return Flux.just(reply);
-    }
-
-    private static <R> R cast(final Class<R> type, final Object value, final String path)
-    {
-        if (!type.isInstance(value))
-        {
-            throw new ClassCastException("the reply from " + path + " is a " + value.getClass().getName() + ", not a " +
-                type.getName());
-        }
-        return type.cast(value);
+        return backPressure.awaitOffer(offer, what);
     }
 
     @SuppressWarnings("unchecked")
     private <T> ActorRef<T> localRef(final String name)
     {
         return new LocalActorRef<>(this, name, pathOf(name), actors.get(name));
-    }
-
-    private static String requireName(final String name)
-    {
-        if (name == null || !NAME.matcher(name).matches())
-        {
-            throw new IllegalArgumentException("'" + name + "' is not an actor name: 1 to 128 letters, digits or " +
-                "._~- (not starting with . ~ -)");
-        }
-        return name;
-    }
-
-    private static void requireHostPort(final String authority, final String path)
-    {
-        final int colon = authority.lastIndexOf(':');
-        boolean valid = colon > 0 && colon < authority.length() - 1;
-        if (valid)
-        {
-            try
-            {
-                final int port = Integer.parseInt(authority.substring(colon + 1));
-                valid = port > 0 && port <= 65535;
-            }
-            catch (final NumberFormatException ex)
-            {
-                valid = false;
-            }
-        }
-        if (!valid)
-        {
-            throw new IllegalArgumentException("'" + path + "' is not an actor path: expected rivulet://host:port/name");
-        }
-    }
-
-    // ------------------------------------------------------------------------------ serving other nodes
-
-    private Responder responder()
-    {
-        return Responder.builder()
-            .requestChannel(this::onChannel)
-            .requestResponse(this::onWatch)
-            .requestStream(this::onStreamClaim)
-            .build();
-    }
-
-    private Publisher<Message> onChannel(final Flux<Message> inbound)
-    {
-        final InboundChannel channel = new InboundChannel(this, inbound);
-        channels.add(channel);
-        if (closed)
-        {
-            channel.abort();
-        }
-        return channel.publisher();
-    }
-
-    private Mono<Message> onWatch(final Message request)
-    {
-        return Mono.defer(() ->
-        {
-            final String target;
-            try
-            {
-                target = route(request, RouteKind.WATCH).varText(Envelopes.MAX_NAME_LENGTH);
-            }
-            catch (final ProtocolViolationException ex)
-            {
-                counters.protocolErrors.increment();
-                return Mono.error(new RivuletException("INVALID: " + ex.getMessage()));
-            }
-            final ActorCell<?> cell = cell(target);
-            if (cell == null)
-            {
-                return Mono.just(Message.of(Envelopes.terminated(TerminationReason.NOT_FOUND,
-                    "no actor named '" + target + "' is running at " + address)));
-            }
-            return cell.termination().map(terminated -> Message.of(Envelopes.terminated(
-                terminated.reason() == Terminated.Reason.FAILED ? TerminationReason.FAILED : TerminationReason.STOPPED,
-                terminated.detail())));
-        });
-    }
-
-    @SuppressWarnings("unchecked")
-    private Flux<Message> onStreamClaim(final Message request)
-    {
-        return Flux.defer(() ->
-        {
-            final Envelopes.Reader reader;
-            final String target;
-            try
-            {
-                reader = route(request, RouteKind.STREAM);
-                target = reader.varText(Envelopes.MAX_NAME_LENGTH);
-            }
-            catch (final ProtocolViolationException ex)
-            {
-                counters.protocolErrors.increment();
-                return Flux.error(new RivuletException("INVALID: " + ex.getMessage()));
-            }
-            final long correlationId = reader.correlationId();
-            final Publisher<?> replies = streams.claim(reader.incarnation(), correlationId);
-            if (replies == null)
-            {
-                return Flux.error(new RivuletException("NOT_FOUND: no stream reply " + correlationId + " of '" + target +
-                    "' is waiting (claimed, expired or never made)"));
-            }
-            return Flux.from((Publisher<Object>)replies).map(element ->
-            {
-                final byte[] entry;
-                try
-                {
-                    entry = Envelopes.reply(serializers, correlationId, element);
-                }
-                catch (final SerializationException ex)
-                {
-                    counters.serializationErrors.increment();
-                    throw new SerializationException("SERIALIZATION: " + ex.getMessage(), ex);
-                }
-                counters.remoteSent.increment();
-                return Message.of(entry);
-            });
-        });
-    }
-
-    private static Envelopes.Reader route(final Message request, final RouteKind kind)
-    {
-        final Envelopes.Reader reader = new Envelopes.Reader();
-        if (reader.wrap(request.metadata(), 0, request.metadataLength()) != Envelopes.ROUTE || reader.routeKind() != kind)
-        {
-            throw new ProtocolViolationException("expected a " + kind + " route in the metadata");
-        }
-        return reader;
     }
 
     private static void log(final Throwable error)
@@ -907,7 +615,7 @@ public final class ActorSystem implements AutoCloseable
             return outboxCapacity;
         }
 
-        /** Messages (batches) requested at a time on each inbound channel ({@code rivulet.actors.inboundWindow}, 64). */
+        /** Messages (batches) requested at a time per inbound channel ({@code rivulet.actors.inboundWindow}, 64). */
         public Context inboundWindow(final int inboundWindow)
         {
             this.inboundWindow = inboundWindow;
@@ -975,7 +683,8 @@ public final class ActorSystem implements AutoCloseable
             require(throughput >= 1, "throughput must be positive: " + throughput);
             require(askTimeout != null && !askTimeout.isNegative() && !askTimeout.isZero(),
                 "askTimeout must be positive: " + askTimeout);
-            require(sendTimeout != null && !sendTimeout.isNegative(), "sendTimeout must not be negative: " + sendTimeout);
+            require(sendTimeout != null && !sendTimeout.isNegative(),
+                "sendTimeout must not be negative: " + sendTimeout);
             require(streamClaimTimeout != null && !streamClaimTimeout.isNegative() && !streamClaimTimeout.isZero(),
                 "streamClaimTimeout must be positive: " + streamClaimTimeout);
             require(outboxCapacity >= 2 && outboxCapacity <= 1 << 24,

@@ -129,7 +129,7 @@ final class LocalActorRef<T> implements ActorRef<T>
     public <R> Mono<R> ask(final T message, final Class<R> replyType, final Duration timeout)
     {
         Objects.requireNonNull(message, "message");
-        return system.askReply(askRaw(message), replyType, timeout, path);
+        return system.asks().reply(askRaw(message), replyType, timeout, path);
     }
 
     @Override
@@ -142,7 +142,7 @@ final class LocalActorRef<T> implements ActorRef<T>
     public <R> Flux<R> askStream(final T message, final Class<R> replyType)
     {
         Objects.requireNonNull(message, "message");
-        return system.askStreamReply(askRaw(message), replyType, path);
+        return system.asks().streamReply(askRaw(message), replyType, path);
     }
 
     private Mono<Object> askRaw(final T message)

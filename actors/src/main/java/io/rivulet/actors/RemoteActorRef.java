@@ -60,7 +60,7 @@ final class RemoteActorRef<T> implements ActorRef<T>
     public <R> Mono<R> ask(final T message, final Class<R> replyType, final Duration timeout)
     {
         Objects.requireNonNull(message, "message");
-        return endpoint.system().askReply(endpoint.ask(message, false), replyType, timeout, path());
+        return endpoint.system().asks().reply(endpoint.ask(message, false), replyType, timeout, path());
     }
 
     @Override
@@ -73,7 +73,7 @@ final class RemoteActorRef<T> implements ActorRef<T>
     public <R> Flux<R> askStream(final T message, final Class<R> replyType)
     {
         Objects.requireNonNull(message, "message");
-        return endpoint.system().askStreamReply(endpoint.ask(message, true), replyType, path());
+        return endpoint.system().asks().streamReply(endpoint.ask(message, true), replyType, path());
     }
 
     @Override

@@ -16,7 +16,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
 import java.nio.ByteOrder;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -170,7 +169,7 @@ final class RemoteEndpoint
                 sink.error(failure != null ? failure : new ActorNotFoundException("cannot reach " + address));
                 return;
             }
-            final long id = system.nextCorrelationId();
+            final long id = system.asks().nextCorrelationId();
             final byte[] entry;
             try
             {
@@ -182,27 +181,23 @@ final class RemoteEndpoint
                 sink.error(ex);
                 return;
             }
-            if (session.pending.size() >= system.context().maxPendingAsks())
+            if (!session.pending.add(id, sink))
             {
                 sink.error(new MailboxFullException(session.pending.size() + " asks to " + path +
                     " are already waiting for replies (maxPendingAsks)"));
                 return;
             }
-            session.pending.put(id, sink);
-            sink.onDispose(() -> session.pending.remove(id));
-            if (session.terminated && session.pending.remove(id) != null)
+            if (session.terminated && session.pending.fail(id, session.cause()))
             {
-                sink.error(session.cause());
                 return;
             }
-            sendAsk(session, id, entry, sink, true);
+            sendAsk(session, id, entry, true);
         });
     }
 
-    private void sendAsk(final Session session, final long id, final byte[] entry, final MonoSink<Object> sink,
-        final boolean first)
+    private void sendAsk(final Session session, final long id, final byte[] entry, final boolean first)
     {
-        if (!session.pending.containsKey(id))
+        if (!session.pending.isPending(id))
         {
             return; // answered, cancelled or timed out
         }
@@ -213,10 +208,7 @@ final class RemoteEndpoint
         }
         else if (result == Outbox.CLOSED)
         {
-            if (session.pending.remove(id) != null)
-            {
-                sink.error(session.cause());
-            }
+            session.pending.fail(id, session.cause());
         }
         else
         {
@@ -224,7 +216,7 @@ final class RemoteEndpoint
             {
                 system.counters().backPressureWaits.increment();
             }
-            system.schedule(RETRY_NS, () -> sendAsk(session, id, entry, sink, false));
+            system.schedule(RETRY_NS, () -> sendAsk(session, id, entry, false));
         }
     }
 
@@ -381,7 +373,7 @@ final class RemoteEndpoint
     private final class Session implements CoreSubscriber<Message>
     {
         final Outbox outbox;
-        final ConcurrentHashMap<Long, MonoSink<Object>> pending = new ConcurrentHashMap<>();
+        final PendingAsks pending = new PendingAsks(system.context().maxPendingAsks());
         private final Envelopes.Reader reader = new Envelopes.Reader();
         private volatile Subscription replies;
         private volatile Throwable cause;
@@ -456,7 +448,7 @@ final class RemoteEndpoint
             switch (template)
             {
                 case Envelopes.REPLY:
-                    sink = pending.remove(reader.correlationId());
+                    sink = pending.take(reader.correlationId());
                     if (sink == null)
                     {
                         system.counters().deadLetters.increment(); // late: the ask timed out or was cancelled
@@ -473,14 +465,14 @@ final class RemoteEndpoint
                     }
                     return;
                 case Envelopes.REPLY_ERROR:
-                    sink = pending.remove(reader.correlationId());
+                    sink = pending.take(reader.correlationId());
                     if (sink != null)
                     {
                         sink.error(toException(reader.errorCode(), reader.varText(Envelopes.MAX_DETAIL_LENGTH)));
                     }
                     return;
                 case Envelopes.STREAM_READY:
-                    sink = pending.remove(reader.correlationId());
+                    sink = pending.take(reader.correlationId());
                     if (sink != null)
                     {
                         sink.success(new RemoteStream(RemoteEndpoint.this, reader.correlationId()));
@@ -524,14 +516,7 @@ final class RemoteEndpoint
             {
                 subscription.cancel();
             }
-            for (final Long id : pending.keySet())
-            {
-                final MonoSink<Object> sink = pending.remove(id);
-                if (sink != null)
-                {
-                    sink.error(error);
-                }
-            }
+            pending.failAll(error);
         }
     }
 }

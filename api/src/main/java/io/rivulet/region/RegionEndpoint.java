@@ -307,18 +307,18 @@ public final class RegionEndpoint
     {
         switch (reader.frameType())
         {
-            case 21:
+            case FrameType.REGION_LOOKUP:
                 return onLookup(reader);
-            case 22:
+            case FrameType.REGION_INFO:
                 return onInfo(reader);
-            case 23:
+            case FrameType.REGION_ERROR:
                 return onError(reader);
-            case 24:
+            case FrameType.REGION_REVOKED:
                 onRevoked(reader.regionId());
                 return null;
-            case 25:
+            case FrameType.REGION_OP:
                 return onOperation(reader);
-            case 26:
+            case FrameType.REGION_OP_RESULT:
                 return onResult(reader);
             default:
                 return "unexpected " + FrameType.name(reader.frameType()) + " for the region layer";

@@ -474,15 +474,15 @@ public final class TopicEndpoint
         }
         switch (reader.frameType())
         {
-            case 12: return onData(reader);
-            case 13: return onSubscribe(reader);
-            case 14: onUnsubscribe(reader.subscriptionId()); return null;
-            case 15: onStatus(reader); return null;
-            case 16: return onAttach(reader);
-            case 17: return onSnapshot(reader);
-            case 18: return onGap(reader);
-            case 19: return onHeartbeat(reader);
-            case 20: return onDetach(reader);
+            case FrameType.TOPIC_DATA: return onData(reader);
+            case FrameType.SUBSCRIBE: return onSubscribe(reader);
+            case FrameType.UNSUBSCRIBE: onUnsubscribe(reader.subscriptionId()); return null;
+            case FrameType.TOPIC_STATUS: onStatus(reader); return null;
+            case FrameType.TOPIC_ATTACH: return onAttach(reader);
+            case FrameType.TOPIC_SNAPSHOT: return onSnapshot(reader);
+            case FrameType.TOPIC_GAP: return onGap(reader);
+            case FrameType.TOPIC_HEARTBEAT: return onHeartbeat(reader);
+            case FrameType.TOPIC_DETACH: return onDetach(reader);
             default: return "not a topic frame: " + FrameType.name(reader.frameType());
         }
     }

@@ -175,279 +175,7 @@ public final class FrameReader
         frameType = templateId;
         blockOffset = offset + HEADER;
         final int end = offset + length;
-        int position = blockOffset + blockLength;
-
-        switch (templateId)
-        {
-            case 1:
-                protocolVersion = buffer.getShort(blockOffset + SetupDecoder.protocolVersionEncodingOffset(), ORDER) & 0xFFFF;
-                keepaliveIntervalMs = buffer.getInt(blockOffset + SetupDecoder.keepaliveIntervalMsEncodingOffset(), ORDER);
-                keepaliveTimeoutMs = buffer.getInt(blockOffset + SetupDecoder.keepaliveTimeoutMsEncodingOffset(), ORDER);
-                maxFrameLength = buffer.getInt(blockOffset + SetupDecoder.maxFrameLengthEncodingOffset(), ORDER);
-                position = readMetadataAndData(position, end);
-                break;
-
-            case 2:
-            case 3:
-            case 8:
-                streamId = buffer.getInt(blockOffset + PayloadDecoder.streamIdEncodingOffset(), ORDER);
-                flags = buffer.getByte(blockOffset + PayloadDecoder.flagsEncodingOffset());
-                position = readMetadataAndData(position, end);
-                break;
-
-            case 4:
-            case 5:
-                streamId = buffer.getInt(blockOffset + RequestStreamDecoder.streamIdEncodingOffset(), ORDER);
-                initialRequestN = buffer.getInt(blockOffset + RequestStreamDecoder.initialRequestNEncodingOffset(), ORDER);
-                flags = buffer.getByte(blockOffset + RequestStreamDecoder.flagsEncodingOffset());
-                if (initialRequestN < 0)
-                {
-                    return fail("negative initial request n");
-                }
-                position = readMetadataAndData(position, end);
-                break;
-
-            case 6:
-                streamId = buffer.getInt(blockOffset + RequestNDecoder.streamIdEncodingOffset(), ORDER);
-                requestN = buffer.getInt(blockOffset + RequestNDecoder.nEncodingOffset(), ORDER);
-                if (requestN <= 0)
-                {
-                    return fail("request n must be positive");
-                }
-                break;
-
-            case 7:
-                streamId = buffer.getInt(blockOffset + CancelDecoder.streamIdEncodingOffset(), ORDER);
-                break;
-
-            case 9:
-                streamId = buffer.getInt(blockOffset + ErrorDecoder.streamIdEncodingOffset(), ORDER);
-                errorCode = buffer.getInt(blockOffset + ErrorDecoder.codeEncodingOffset(), ORDER);
-                position = readData(position, end);
-                break;
-
-            case 10:
-                respond = (buffer.getByte(blockOffset + KeepaliveDecoder.flagsEncodingOffset()) & 1) != 0;
-                timestampNs = buffer.getLong(blockOffset + KeepaliveDecoder.timestampNsEncodingOffset(), ORDER);
-                break;
-
-            case 11:
-                errorCode = buffer.getInt(blockOffset + CloseDecoder.codeEncodingOffset(), ORDER);
-                position = readData(position, end);
-                break;
-
-            // Fan-out topics: every field a peer could abuse is range-checked here, once.
-            case 12:
-                topicId = buffer.getInt(blockOffset + TopicDataDecoder.topicIdEncodingOffset(), ORDER);
-                sessionId = buffer.getInt(blockOffset + TopicDataDecoder.sessionIdEncodingOffset(), ORDER);
-                sequence = buffer.getLong(blockOffset + TopicDataDecoder.sequenceEncodingOffset(), ORDER);
-                key = buffer.getLong(blockOffset + TopicDataDecoder.keyEncodingOffset(), ORDER);
-                if (topicId <= 0 || sequence <= 0)
-                {
-                    return fail("topic id and sequence must be positive");
-                }
-                position = readData(position, end);
-                break;
-
-            case 13:
-                subscriptionId = buffer.getInt(blockOffset + SubscribeDecoder.subscriptionIdEncodingOffset(), ORDER);
-                credits = buffer.getInt(blockOffset + SubscribeDecoder.initialCreditsEncodingOffset(), ORDER);
-                if (subscriptionId <= 0 || credits < 0)
-                {
-                    return fail("subscription id must be positive and credits not negative");
-                }
-                position = readTopicName(position, end);
-                break;
-
-            case 14:
-                subscriptionId = buffer.getInt(blockOffset + UnsubscribeDecoder.subscriptionIdEncodingOffset(), ORDER);
-                if (subscriptionId <= 0)
-                {
-                    return fail("subscription id must be positive");
-                }
-                break;
-
-            case 15:
-                topicId = buffer.getInt(blockOffset + TopicStatusDecoder.topicIdEncodingOffset(), ORDER);
-                sessionId = buffer.getInt(blockOffset + TopicStatusDecoder.sessionIdEncodingOffset(), ORDER);
-                credits = buffer.getInt(blockOffset + TopicStatusDecoder.creditsEncodingOffset(), ORDER);
-                if (topicId <= 0 || credits < 0)
-                {
-                    return fail("topic id must be positive and credits not negative");
-                }
-                break;
-
-            case 16:
-                subscriptionId = buffer.getInt(blockOffset + TopicAttachDecoder.subscriptionIdEncodingOffset(), ORDER);
-                topicId = buffer.getInt(blockOffset + TopicAttachDecoder.topicIdEncodingOffset(), ORDER);
-                sessionId = buffer.getInt(blockOffset + TopicAttachDecoder.sessionIdEncodingOffset(), ORDER);
-                policy = buffer.getByte(blockOffset + TopicAttachDecoder.policyEncodingOffset()) & 0xFF;
-                sequence = buffer.getLong(blockOffset + TopicAttachDecoder.snapshotSequenceEncodingOffset(), ORDER);
-                count = buffer.getInt(blockOffset + TopicAttachDecoder.snapshotCountEncodingOffset(), ORDER);
-                if (subscriptionId <= 0 || topicId <= 0 || policy > MAX_POLICY || sequence < 0 || count < 0)
-                {
-                    return fail("invalid TOPIC_ATTACH field");
-                }
-                position = readTopicName(position, end);
-                break;
-
-            case 17:
-                subscriptionId = buffer.getInt(blockOffset + TopicSnapshotDecoder.subscriptionIdEncodingOffset(), ORDER);
-                topicId = buffer.getInt(blockOffset + TopicSnapshotDecoder.topicIdEncodingOffset(), ORDER);
-                sessionId = buffer.getInt(blockOffset + TopicSnapshotDecoder.sessionIdEncodingOffset(), ORDER);
-                sequence = buffer.getLong(blockOffset + TopicSnapshotDecoder.sequenceEncodingOffset(), ORDER);
-                key = buffer.getLong(blockOffset + TopicSnapshotDecoder.keyEncodingOffset(), ORDER);
-                if (subscriptionId < 0 || topicId <= 0 || sequence <= 0)
-                {
-                    return fail("invalid TOPIC_SNAPSHOT field");
-                }
-                position = readData(position, end);
-                break;
-
-            case 18:
-                topicId = buffer.getInt(blockOffset + TopicGapDecoder.topicIdEncodingOffset(), ORDER);
-                sessionId = buffer.getInt(blockOffset + TopicGapDecoder.sessionIdEncodingOffset(), ORDER);
-                fromSequence = buffer.getLong(blockOffset + TopicGapDecoder.fromSequenceEncodingOffset(), ORDER);
-                toSequence = buffer.getLong(blockOffset + TopicGapDecoder.toSequenceEncodingOffset(), ORDER);
-                reason = buffer.getByte(blockOffset + TopicGapDecoder.reasonEncodingOffset()) & 0xFF;
-                count = buffer.getInt(blockOffset + TopicGapDecoder.entriesEncodingOffset(), ORDER);
-                if (topicId <= 0 || fromSequence <= 0 || toSequence < fromSequence || reason < 1 ||
-                    reason > MAX_GAP_REASON || count < 0)
-                {
-                    return fail("invalid TOPIC_GAP field");
-                }
-                break;
-
-            case 19:
-                topicId = buffer.getInt(blockOffset + TopicHeartbeatDecoder.topicIdEncodingOffset(), ORDER);
-                sessionId = buffer.getInt(blockOffset + TopicHeartbeatDecoder.sessionIdEncodingOffset(), ORDER);
-                sequence = buffer.getLong(blockOffset + TopicHeartbeatDecoder.sequenceEncodingOffset(), ORDER);
-                if (topicId <= 0 || sequence < 0)
-                {
-                    return fail("invalid TOPIC_HEARTBEAT field");
-                }
-                break;
-
-            case 20:
-                topicId = buffer.getInt(blockOffset + TopicDetachDecoder.topicIdEncodingOffset(), ORDER);
-                sessionId = buffer.getInt(blockOffset + TopicDetachDecoder.sessionIdEncodingOffset(), ORDER);
-                sequence = buffer.getLong(blockOffset + TopicDetachDecoder.lastSequenceEncodingOffset(), ORDER);
-                reason = buffer.getByte(blockOffset + TopicDetachDecoder.reasonEncodingOffset()) & 0xFF;
-                if (topicId <= 0 || sequence < 0 || reason < 1 || reason > MAX_DETACH_REASON)
-                {
-                    return fail("invalid TOPIC_DETACH field");
-                }
-                position = readData(position, end);
-                break;
-
-            // One-sided remote memory: ids, ranges and shapes checked here; the engine checks them against its regions.
-            case 21:
-                requestId = buffer.getLong(blockOffset + RegionLookupDecoder.requestIdEncodingOffset(), ORDER);
-                if (requestId <= 0)
-                {
-                    return fail("region request id must be positive");
-                }
-                position = readTopicName(position, end);
-                break;
-
-            case 22:
-                requestId = buffer.getLong(blockOffset + RegionInfoDecoder.requestIdEncodingOffset(), ORDER);
-                regionId = buffer.getInt(blockOffset + RegionInfoDecoder.regionIdEncodingOffset(), ORDER);
-                rkey = buffer.getInt(blockOffset + RegionInfoDecoder.rkeyEncodingOffset(), ORDER);
-                address = buffer.getLong(blockOffset + RegionInfoDecoder.addressEncodingOffset(), ORDER);
-                regionLength = buffer.getLong(blockOffset + RegionInfoDecoder.lengthEncodingOffset(), ORDER);
-                access = buffer.getByte(blockOffset + RegionInfoDecoder.accessEncodingOffset()) & 0xFF;
-                if (requestId <= 0 || regionId <= 0 || regionLength <= 0 || regionLength > Integer.MAX_VALUE ||
-                    access == 0 || (access & ~REGION_ACCESS_BITS) != 0)
-                {
-                    return fail("invalid REGION_INFO field");
-                }
-                position = readData(position, end);
-                if (position >= 0 && dataLength > MAX_TOPIC_LENGTH)
-                {
-                    return fail("region endpoint longer than " + MAX_TOPIC_LENGTH + " bytes");
-                }
-                break;
-
-            case 23:
-                requestId = buffer.getLong(blockOffset + RegionErrorDecoder.requestIdEncodingOffset(), ORDER);
-                errorCode = buffer.getByte(blockOffset + RegionErrorDecoder.codeEncodingOffset()) & 0xFF;
-                if (requestId <= 0 || errorCode < 1 || errorCode > MAX_REGION_ERROR)
-                {
-                    return fail("invalid REGION_ERROR field");
-                }
-                position = readData(position, end);
-                break;
-
-            case 24:
-                regionId = buffer.getInt(blockOffset + RegionRevokedDecoder.regionIdEncodingOffset(), ORDER);
-                if (regionId <= 0)
-                {
-                    return fail("region id must be positive");
-                }
-                break;
-
-            case 25:
-                requestId = buffer.getLong(blockOffset + RegionOpDecoder.requestIdEncodingOffset(), ORDER);
-                regionId = buffer.getInt(blockOffset + RegionOpDecoder.regionIdEncodingOffset(), ORDER);
-                rkey = buffer.getInt(blockOffset + RegionOpDecoder.rkeyEncodingOffset(), ORDER);
-                op = buffer.getByte(blockOffset + RegionOpDecoder.opEncodingOffset()) & 0xFF;
-                regionOffset = buffer.getLong(blockOffset + RegionOpDecoder.regionOffsetEncodingOffset(), ORDER);
-                opLength = buffer.getInt(blockOffset + RegionOpDecoder.lengthEncodingOffset(), ORDER);
-                compareAdd = buffer.getLong(blockOffset + RegionOpDecoder.compareAddEncodingOffset(), ORDER);
-                swap = buffer.getLong(blockOffset + RegionOpDecoder.swapEncodingOffset(), ORDER);
-                if (requestId <= 0 || regionId <= 0 || op < REGION_OP_READ || op > REGION_OP_FETCH_AND_ADD ||
-                    regionOffset < 0 || opLength <= 0)
-                {
-                    return fail("invalid REGION_OP field");
-                }
-                position = readData(position, end);
-                if (position >= 0 && !regionOpShapeValid())
-                {
-                    return fail("REGION_OP length does not fit its operation");
-                }
-                break;
-
-            case 26:
-                requestId = buffer.getLong(blockOffset + RegionOpResultDecoder.requestIdEncodingOffset(), ORDER);
-                value = buffer.getLong(blockOffset + RegionOpResultDecoder.valueEncodingOffset(), ORDER);
-                if (requestId <= 0)
-                {
-                    return fail("region request id must be positive");
-                }
-                position = readData(position, end);
-                break;
-
-            // Reliable datagrams: the offer sizes the receiver's window and buffers, so every bound is checked here.
-            case 27:
-                sessionId = buffer.getInt(blockOffset + DatagramOfferDecoder.sessionIdEncodingOffset(), ORDER);
-                initialSequence = buffer.getInt(blockOffset + DatagramOfferDecoder.initialSequenceEncodingOffset(), ORDER);
-                maxPayload = buffer.getInt(blockOffset + DatagramOfferDecoder.maxPayloadEncodingOffset(), ORDER);
-                window = buffer.getInt(blockOffset + DatagramOfferDecoder.windowEncodingOffset(), ORDER);
-                if (sessionId == 0)
-                {
-                    return fail("DATAGRAM_OFFER session id must not be 0");
-                }
-                if (maxPayload < MIN_DATAGRAM_PAYLOAD || maxPayload > MAX_DATAGRAM_PAYLOAD)
-                {
-                    return fail("DATAGRAM_OFFER max payload must be " + MIN_DATAGRAM_PAYLOAD + " to " +
-                        MAX_DATAGRAM_PAYLOAD + " bytes");
-                }
-                if (window <= 0 || window > MAX_DATAGRAM_WINDOW || (window & (window - 1)) != 0)
-                {
-                    return fail("DATAGRAM_OFFER window must be a power of two from 1 to " + MAX_DATAGRAM_WINDOW);
-                }
-                position = readData(position, end);
-                if (position >= 0 && (dataLength < 1 || dataLength > MAX_DATAGRAM_ADDRESS_LENGTH))
-                {
-                    return fail("DATAGRAM_OFFER address must be 1 to " + MAX_DATAGRAM_ADDRESS_LENGTH + " bytes");
-                }
-                break;
-
-            default:
-                return fail("unknown frame type");
-        }
-
+        final int position = readFields(templateId, blockOffset + blockLength, end);
         if (position < 0)
         {
             return false;
@@ -461,6 +189,353 @@ public final class FrameReader
             return fail("negative stream id");
         }
         return true;
+    }
+
+    /**
+     * Reads and range-checks the fixed fields of one frame type, then its var data.
+     *
+     * @param templateId a known frame type (its block length already checked).
+     * @param position   just after the block, where the var data starts.
+     * @param end        just after the frame.
+     * @return the position after the var data, or -1 with {@link #error()} set.
+     */
+    private int readFields(final int templateId, final int position, final int end)
+    {
+        switch (templateId)
+        {
+            case FrameType.SETUP: return readSetup(position, end);
+            case FrameType.REQUEST_FNF:
+            case FrameType.REQUEST_RESPONSE:
+            case FrameType.PAYLOAD: return readPayload(position, end);
+            case FrameType.REQUEST_STREAM:
+            case FrameType.REQUEST_CHANNEL: return readRequestStream(position, end);
+            case FrameType.REQUEST_N: return readRequestN(position);
+            case FrameType.CANCEL: return readCancel(position);
+            case FrameType.ERROR: return readError(position, end);
+            case FrameType.KEEPALIVE: return readKeepalive(position);
+            case FrameType.CLOSE: return readClose(position, end);
+            case FrameType.TOPIC_DATA: return readTopicData(position, end);
+            case FrameType.SUBSCRIBE: return readSubscribe(position, end);
+            case FrameType.UNSUBSCRIBE: return readUnsubscribe(position);
+            case FrameType.TOPIC_STATUS: return readTopicStatus(position);
+            case FrameType.TOPIC_ATTACH: return readTopicAttach(position, end);
+            case FrameType.TOPIC_SNAPSHOT: return readTopicSnapshot(position, end);
+            case FrameType.TOPIC_GAP: return readTopicGap(position);
+            case FrameType.TOPIC_HEARTBEAT: return readTopicHeartbeat(position);
+            case FrameType.TOPIC_DETACH: return readTopicDetach(position, end);
+            case FrameType.REGION_LOOKUP: return readRegionLookup(position, end);
+            case FrameType.REGION_INFO: return readRegionInfo(position, end);
+            case FrameType.REGION_ERROR: return readRegionError(position, end);
+            case FrameType.REGION_REVOKED: return readRegionRevoked(position);
+            case FrameType.REGION_OP: return readRegionOp(position, end);
+            case FrameType.REGION_OP_RESULT: return readRegionOpResult(position, end);
+            case FrameType.DATAGRAM_OFFER: return readDatagramOffer(position, end);
+            default: return reject("unknown frame type");
+        }
+    }
+
+    // Each readX below reads one frame type's block at blockOffset; position and end bound its var data.
+    // They return the position after the frame's var data, or -1 with the error set.
+
+    private int readSetup(final int position, final int end)
+    {
+        protocolVersion = buffer.getShort(blockOffset + SetupDecoder.protocolVersionEncodingOffset(), ORDER) & 0xFFFF;
+        keepaliveIntervalMs = buffer.getInt(blockOffset + SetupDecoder.keepaliveIntervalMsEncodingOffset(), ORDER);
+        keepaliveTimeoutMs = buffer.getInt(blockOffset + SetupDecoder.keepaliveTimeoutMsEncodingOffset(), ORDER);
+        maxFrameLength = buffer.getInt(blockOffset + SetupDecoder.maxFrameLengthEncodingOffset(), ORDER);
+        return readMetadataAndData(position, end);
+    }
+
+    /** REQUEST_FNF, REQUEST_RESPONSE and PAYLOAD share one layout. */
+    private int readPayload(final int position, final int end)
+    {
+        streamId = buffer.getInt(blockOffset + PayloadDecoder.streamIdEncodingOffset(), ORDER);
+        flags = buffer.getByte(blockOffset + PayloadDecoder.flagsEncodingOffset());
+        return readMetadataAndData(position, end);
+    }
+
+    /** REQUEST_STREAM and REQUEST_CHANNEL share one layout. */
+    private int readRequestStream(final int position, final int end)
+    {
+        streamId = buffer.getInt(blockOffset + RequestStreamDecoder.streamIdEncodingOffset(), ORDER);
+        initialRequestN = buffer.getInt(blockOffset + RequestStreamDecoder.initialRequestNEncodingOffset(), ORDER);
+        flags = buffer.getByte(blockOffset + RequestStreamDecoder.flagsEncodingOffset());
+        if (initialRequestN < 0)
+        {
+            return reject("negative initial request n");
+        }
+        return readMetadataAndData(position, end);
+    }
+
+    private int readRequestN(final int position)
+    {
+        streamId = buffer.getInt(blockOffset + RequestNDecoder.streamIdEncodingOffset(), ORDER);
+        requestN = buffer.getInt(blockOffset + RequestNDecoder.nEncodingOffset(), ORDER);
+        if (requestN <= 0)
+        {
+            return reject("request n must be positive");
+        }
+        return position;
+    }
+
+    private int readCancel(final int position)
+    {
+        streamId = buffer.getInt(blockOffset + CancelDecoder.streamIdEncodingOffset(), ORDER);
+        return position;
+    }
+
+    private int readError(final int position, final int end)
+    {
+        streamId = buffer.getInt(blockOffset + ErrorDecoder.streamIdEncodingOffset(), ORDER);
+        errorCode = buffer.getInt(blockOffset + ErrorDecoder.codeEncodingOffset(), ORDER);
+        return readData(position, end);
+    }
+
+    private int readKeepalive(final int position)
+    {
+        respond = (buffer.getByte(blockOffset + KeepaliveDecoder.flagsEncodingOffset()) & 1) != 0;
+        timestampNs = buffer.getLong(blockOffset + KeepaliveDecoder.timestampNsEncodingOffset(), ORDER);
+        return position;
+    }
+
+    private int readClose(final int position, final int end)
+    {
+        errorCode = buffer.getInt(blockOffset + CloseDecoder.codeEncodingOffset(), ORDER);
+        return readData(position, end);
+    }
+
+    // Fan-out topics: every field a peer could abuse is range-checked here, once.
+
+    private int readTopicData(final int position, final int end)
+    {
+        topicId = buffer.getInt(blockOffset + TopicDataDecoder.topicIdEncodingOffset(), ORDER);
+        sessionId = buffer.getInt(blockOffset + TopicDataDecoder.sessionIdEncodingOffset(), ORDER);
+        sequence = buffer.getLong(blockOffset + TopicDataDecoder.sequenceEncodingOffset(), ORDER);
+        key = buffer.getLong(blockOffset + TopicDataDecoder.keyEncodingOffset(), ORDER);
+        if (topicId <= 0 || sequence <= 0)
+        {
+            return reject("topic id and sequence must be positive");
+        }
+        return readData(position, end);
+    }
+
+    private int readSubscribe(final int position, final int end)
+    {
+        subscriptionId = buffer.getInt(blockOffset + SubscribeDecoder.subscriptionIdEncodingOffset(), ORDER);
+        credits = buffer.getInt(blockOffset + SubscribeDecoder.initialCreditsEncodingOffset(), ORDER);
+        if (subscriptionId <= 0 || credits < 0)
+        {
+            return reject("subscription id must be positive and credits not negative");
+        }
+        return readTopicName(position, end);
+    }
+
+    private int readUnsubscribe(final int position)
+    {
+        subscriptionId = buffer.getInt(blockOffset + UnsubscribeDecoder.subscriptionIdEncodingOffset(), ORDER);
+        if (subscriptionId <= 0)
+        {
+            return reject("subscription id must be positive");
+        }
+        return position;
+    }
+
+    private int readTopicStatus(final int position)
+    {
+        topicId = buffer.getInt(blockOffset + TopicStatusDecoder.topicIdEncodingOffset(), ORDER);
+        sessionId = buffer.getInt(blockOffset + TopicStatusDecoder.sessionIdEncodingOffset(), ORDER);
+        credits = buffer.getInt(blockOffset + TopicStatusDecoder.creditsEncodingOffset(), ORDER);
+        if (topicId <= 0 || credits < 0)
+        {
+            return reject("topic id must be positive and credits not negative");
+        }
+        return position;
+    }
+
+    private int readTopicAttach(final int position, final int end)
+    {
+        subscriptionId = buffer.getInt(blockOffset + TopicAttachDecoder.subscriptionIdEncodingOffset(), ORDER);
+        topicId = buffer.getInt(blockOffset + TopicAttachDecoder.topicIdEncodingOffset(), ORDER);
+        sessionId = buffer.getInt(blockOffset + TopicAttachDecoder.sessionIdEncodingOffset(), ORDER);
+        policy = buffer.getByte(blockOffset + TopicAttachDecoder.policyEncodingOffset()) & 0xFF;
+        sequence = buffer.getLong(blockOffset + TopicAttachDecoder.snapshotSequenceEncodingOffset(), ORDER);
+        count = buffer.getInt(blockOffset + TopicAttachDecoder.snapshotCountEncodingOffset(), ORDER);
+        if (subscriptionId <= 0 || topicId <= 0 || policy > MAX_POLICY || sequence < 0 || count < 0)
+        {
+            return reject("invalid TOPIC_ATTACH field");
+        }
+        return readTopicName(position, end);
+    }
+
+    private int readTopicSnapshot(final int position, final int end)
+    {
+        subscriptionId = buffer.getInt(blockOffset + TopicSnapshotDecoder.subscriptionIdEncodingOffset(), ORDER);
+        topicId = buffer.getInt(blockOffset + TopicSnapshotDecoder.topicIdEncodingOffset(), ORDER);
+        sessionId = buffer.getInt(blockOffset + TopicSnapshotDecoder.sessionIdEncodingOffset(), ORDER);
+        sequence = buffer.getLong(blockOffset + TopicSnapshotDecoder.sequenceEncodingOffset(), ORDER);
+        key = buffer.getLong(blockOffset + TopicSnapshotDecoder.keyEncodingOffset(), ORDER);
+        if (subscriptionId < 0 || topicId <= 0 || sequence <= 0)
+        {
+            return reject("invalid TOPIC_SNAPSHOT field");
+        }
+        return readData(position, end);
+    }
+
+    private int readTopicGap(final int position)
+    {
+        topicId = buffer.getInt(blockOffset + TopicGapDecoder.topicIdEncodingOffset(), ORDER);
+        sessionId = buffer.getInt(blockOffset + TopicGapDecoder.sessionIdEncodingOffset(), ORDER);
+        fromSequence = buffer.getLong(blockOffset + TopicGapDecoder.fromSequenceEncodingOffset(), ORDER);
+        toSequence = buffer.getLong(blockOffset + TopicGapDecoder.toSequenceEncodingOffset(), ORDER);
+        reason = buffer.getByte(blockOffset + TopicGapDecoder.reasonEncodingOffset()) & 0xFF;
+        count = buffer.getInt(blockOffset + TopicGapDecoder.entriesEncodingOffset(), ORDER);
+        if (topicId <= 0 || fromSequence <= 0 || toSequence < fromSequence || reason < 1 ||
+            reason > MAX_GAP_REASON || count < 0)
+        {
+            return reject("invalid TOPIC_GAP field");
+        }
+        return position;
+    }
+
+    private int readTopicHeartbeat(final int position)
+    {
+        topicId = buffer.getInt(blockOffset + TopicHeartbeatDecoder.topicIdEncodingOffset(), ORDER);
+        sessionId = buffer.getInt(blockOffset + TopicHeartbeatDecoder.sessionIdEncodingOffset(), ORDER);
+        sequence = buffer.getLong(blockOffset + TopicHeartbeatDecoder.sequenceEncodingOffset(), ORDER);
+        if (topicId <= 0 || sequence < 0)
+        {
+            return reject("invalid TOPIC_HEARTBEAT field");
+        }
+        return position;
+    }
+
+    private int readTopicDetach(final int position, final int end)
+    {
+        topicId = buffer.getInt(blockOffset + TopicDetachDecoder.topicIdEncodingOffset(), ORDER);
+        sessionId = buffer.getInt(blockOffset + TopicDetachDecoder.sessionIdEncodingOffset(), ORDER);
+        sequence = buffer.getLong(blockOffset + TopicDetachDecoder.lastSequenceEncodingOffset(), ORDER);
+        reason = buffer.getByte(blockOffset + TopicDetachDecoder.reasonEncodingOffset()) & 0xFF;
+        if (topicId <= 0 || sequence < 0 || reason < 1 || reason > MAX_DETACH_REASON)
+        {
+            return reject("invalid TOPIC_DETACH field");
+        }
+        return readData(position, end);
+    }
+
+    // One-sided remote memory: ids, ranges and shapes checked here; the engine checks them against its regions.
+
+    private int readRegionLookup(final int position, final int end)
+    {
+        requestId = buffer.getLong(blockOffset + RegionLookupDecoder.requestIdEncodingOffset(), ORDER);
+        if (requestId <= 0)
+        {
+            return reject("region request id must be positive");
+        }
+        return readTopicName(position, end);
+    }
+
+    private int readRegionInfo(final int position, final int end)
+    {
+        requestId = buffer.getLong(blockOffset + RegionInfoDecoder.requestIdEncodingOffset(), ORDER);
+        regionId = buffer.getInt(blockOffset + RegionInfoDecoder.regionIdEncodingOffset(), ORDER);
+        rkey = buffer.getInt(blockOffset + RegionInfoDecoder.rkeyEncodingOffset(), ORDER);
+        address = buffer.getLong(blockOffset + RegionInfoDecoder.addressEncodingOffset(), ORDER);
+        regionLength = buffer.getLong(blockOffset + RegionInfoDecoder.lengthEncodingOffset(), ORDER);
+        access = buffer.getByte(blockOffset + RegionInfoDecoder.accessEncodingOffset()) & 0xFF;
+        if (requestId <= 0 || regionId <= 0 || regionLength <= 0 || regionLength > Integer.MAX_VALUE ||
+            access == 0 || (access & ~REGION_ACCESS_BITS) != 0)
+        {
+            return reject("invalid REGION_INFO field");
+        }
+        final int after = readData(position, end);
+        if (after >= 0 && dataLength > MAX_TOPIC_LENGTH)
+        {
+            return reject("region endpoint longer than " + MAX_TOPIC_LENGTH + " bytes");
+        }
+        return after;
+    }
+
+    private int readRegionError(final int position, final int end)
+    {
+        requestId = buffer.getLong(blockOffset + RegionErrorDecoder.requestIdEncodingOffset(), ORDER);
+        errorCode = buffer.getByte(blockOffset + RegionErrorDecoder.codeEncodingOffset()) & 0xFF;
+        if (requestId <= 0 || errorCode < 1 || errorCode > MAX_REGION_ERROR)
+        {
+            return reject("invalid REGION_ERROR field");
+        }
+        return readData(position, end);
+    }
+
+    private int readRegionRevoked(final int position)
+    {
+        regionId = buffer.getInt(blockOffset + RegionRevokedDecoder.regionIdEncodingOffset(), ORDER);
+        if (regionId <= 0)
+        {
+            return reject("region id must be positive");
+        }
+        return position;
+    }
+
+    private int readRegionOp(final int position, final int end)
+    {
+        requestId = buffer.getLong(blockOffset + RegionOpDecoder.requestIdEncodingOffset(), ORDER);
+        regionId = buffer.getInt(blockOffset + RegionOpDecoder.regionIdEncodingOffset(), ORDER);
+        rkey = buffer.getInt(blockOffset + RegionOpDecoder.rkeyEncodingOffset(), ORDER);
+        op = buffer.getByte(blockOffset + RegionOpDecoder.opEncodingOffset()) & 0xFF;
+        regionOffset = buffer.getLong(blockOffset + RegionOpDecoder.regionOffsetEncodingOffset(), ORDER);
+        opLength = buffer.getInt(blockOffset + RegionOpDecoder.lengthEncodingOffset(), ORDER);
+        compareAdd = buffer.getLong(blockOffset + RegionOpDecoder.compareAddEncodingOffset(), ORDER);
+        swap = buffer.getLong(blockOffset + RegionOpDecoder.swapEncodingOffset(), ORDER);
+        if (requestId <= 0 || regionId <= 0 || op < REGION_OP_READ || op > REGION_OP_FETCH_AND_ADD ||
+            regionOffset < 0 || opLength <= 0)
+        {
+            return reject("invalid REGION_OP field");
+        }
+        final int after = readData(position, end);
+        if (after >= 0 && !regionOpShapeValid())
+        {
+            return reject("REGION_OP length does not fit its operation");
+        }
+        return after;
+    }
+
+    private int readRegionOpResult(final int position, final int end)
+    {
+        requestId = buffer.getLong(blockOffset + RegionOpResultDecoder.requestIdEncodingOffset(), ORDER);
+        value = buffer.getLong(blockOffset + RegionOpResultDecoder.valueEncodingOffset(), ORDER);
+        if (requestId <= 0)
+        {
+            return reject("region request id must be positive");
+        }
+        return readData(position, end);
+    }
+
+    /** Reliable datagrams: the offer sizes the receiver's window and buffers, so every bound is checked here. */
+    private int readDatagramOffer(final int position, final int end)
+    {
+        sessionId = buffer.getInt(blockOffset + DatagramOfferDecoder.sessionIdEncodingOffset(), ORDER);
+        initialSequence = buffer.getInt(blockOffset + DatagramOfferDecoder.initialSequenceEncodingOffset(), ORDER);
+        maxPayload = buffer.getInt(blockOffset + DatagramOfferDecoder.maxPayloadEncodingOffset(), ORDER);
+        window = buffer.getInt(blockOffset + DatagramOfferDecoder.windowEncodingOffset(), ORDER);
+        if (sessionId == 0)
+        {
+            return reject("DATAGRAM_OFFER session id must not be 0");
+        }
+        if (maxPayload < MIN_DATAGRAM_PAYLOAD || maxPayload > MAX_DATAGRAM_PAYLOAD)
+        {
+            return reject("DATAGRAM_OFFER max payload must be " + MIN_DATAGRAM_PAYLOAD + " to " +
+                MAX_DATAGRAM_PAYLOAD + " bytes");
+        }
+        if (window <= 0 || window > MAX_DATAGRAM_WINDOW || (window & (window - 1)) != 0)
+        {
+            return reject("DATAGRAM_OFFER window must be a power of two from 1 to " + MAX_DATAGRAM_WINDOW);
+        }
+        final int after = readData(position, end);
+        if (after >= 0 && (dataLength < 1 || dataLength > MAX_DATAGRAM_ADDRESS_LENGTH))
+        {
+            return reject("DATAGRAM_OFFER address must be 1 to " + MAX_DATAGRAM_ADDRESS_LENGTH + " bytes");
+        }
+        return after;
     }
 
     /** READ names a length and carries no data; WRITE carries exactly its length; atomics are 8 bytes, no data. */
@@ -507,8 +582,7 @@ public final class FrameReader
         final int after = readData(position, end);
         if (after >= 0 && (dataLength < 1 || dataLength > MAX_TOPIC_LENGTH))
         {
-            fail("topic name or pattern must be 1 to " + MAX_TOPIC_LENGTH + " bytes");
-            return -1;
+            return reject("topic name or pattern must be 1 to " + MAX_TOPIC_LENGTH + " bytes");
         }
         return after;
     }
@@ -518,14 +592,12 @@ public final class FrameReader
     {
         if (end - position < VAR_LENGTH_FIELD)
         {
-            fail("var-data length field beyond the end of the frame");
-            return -1;
+            return reject("var-data length field beyond the end of the frame");
         }
         final long length = buffer.getInt(position, ORDER) & 0xFFFF_FFFFL;
         if (length > end - position - VAR_LENGTH_FIELD)
         {
-            fail("var-data length beyond the end of the frame");
-            return -1;
+            return reject("var-data length beyond the end of the frame");
         }
         return position + VAR_LENGTH_FIELD + (int)length;
     }
@@ -536,34 +608,44 @@ public final class FrameReader
         return false;
     }
 
+    /** {@link #fail} for the position-returning readers: -1 means the frame is rejected. */
+    private int reject(final String reason)
+    {
+        error = reason;
+        return -1;
+    }
+
     private static int minBlockLength(final int templateId)
     {
         switch (templateId)
         {
-            case 1: return SetupDecoder.BLOCK_LENGTH;
-            case 2: case 3: case 8: return PayloadDecoder.BLOCK_LENGTH;
-            case 4: case 5: return RequestStreamDecoder.BLOCK_LENGTH;
-            case 6: return RequestNDecoder.BLOCK_LENGTH;
-            case 7: return CancelDecoder.BLOCK_LENGTH;
-            case 9: return ErrorDecoder.BLOCK_LENGTH;
-            case 10: return KeepaliveDecoder.BLOCK_LENGTH;
-            case 11: return CloseDecoder.BLOCK_LENGTH;
-            case 12: return TopicDataDecoder.BLOCK_LENGTH;
-            case 13: return SubscribeDecoder.BLOCK_LENGTH;
-            case 14: return UnsubscribeDecoder.BLOCK_LENGTH;
-            case 15: return TopicStatusDecoder.BLOCK_LENGTH;
-            case 16: return TopicAttachDecoder.BLOCK_LENGTH;
-            case 17: return TopicSnapshotDecoder.BLOCK_LENGTH;
-            case 18: return TopicGapDecoder.BLOCK_LENGTH;
-            case 19: return TopicHeartbeatDecoder.BLOCK_LENGTH;
-            case 20: return TopicDetachDecoder.BLOCK_LENGTH;
-            case 21: return RegionLookupDecoder.BLOCK_LENGTH;
-            case 22: return RegionInfoDecoder.BLOCK_LENGTH;
-            case 23: return RegionErrorDecoder.BLOCK_LENGTH;
-            case 24: return RegionRevokedDecoder.BLOCK_LENGTH;
-            case 25: return RegionOpDecoder.BLOCK_LENGTH;
-            case 26: return RegionOpResultDecoder.BLOCK_LENGTH;
-            case 27: return DatagramOfferDecoder.BLOCK_LENGTH;
+            case FrameType.SETUP: return SetupDecoder.BLOCK_LENGTH;
+            case FrameType.REQUEST_FNF:
+            case FrameType.REQUEST_RESPONSE:
+            case FrameType.PAYLOAD: return PayloadDecoder.BLOCK_LENGTH;
+            case FrameType.REQUEST_STREAM:
+            case FrameType.REQUEST_CHANNEL: return RequestStreamDecoder.BLOCK_LENGTH;
+            case FrameType.REQUEST_N: return RequestNDecoder.BLOCK_LENGTH;
+            case FrameType.CANCEL: return CancelDecoder.BLOCK_LENGTH;
+            case FrameType.ERROR: return ErrorDecoder.BLOCK_LENGTH;
+            case FrameType.KEEPALIVE: return KeepaliveDecoder.BLOCK_LENGTH;
+            case FrameType.CLOSE: return CloseDecoder.BLOCK_LENGTH;
+            case FrameType.TOPIC_DATA: return TopicDataDecoder.BLOCK_LENGTH;
+            case FrameType.SUBSCRIBE: return SubscribeDecoder.BLOCK_LENGTH;
+            case FrameType.UNSUBSCRIBE: return UnsubscribeDecoder.BLOCK_LENGTH;
+            case FrameType.TOPIC_STATUS: return TopicStatusDecoder.BLOCK_LENGTH;
+            case FrameType.TOPIC_ATTACH: return TopicAttachDecoder.BLOCK_LENGTH;
+            case FrameType.TOPIC_SNAPSHOT: return TopicSnapshotDecoder.BLOCK_LENGTH;
+            case FrameType.TOPIC_GAP: return TopicGapDecoder.BLOCK_LENGTH;
+            case FrameType.TOPIC_HEARTBEAT: return TopicHeartbeatDecoder.BLOCK_LENGTH;
+            case FrameType.TOPIC_DETACH: return TopicDetachDecoder.BLOCK_LENGTH;
+            case FrameType.REGION_LOOKUP: return RegionLookupDecoder.BLOCK_LENGTH;
+            case FrameType.REGION_INFO: return RegionInfoDecoder.BLOCK_LENGTH;
+            case FrameType.REGION_ERROR: return RegionErrorDecoder.BLOCK_LENGTH;
+            case FrameType.REGION_REVOKED: return RegionRevokedDecoder.BLOCK_LENGTH;
+            case FrameType.REGION_OP: return RegionOpDecoder.BLOCK_LENGTH;
+            case FrameType.REGION_OP_RESULT: return RegionOpResultDecoder.BLOCK_LENGTH;
+            case FrameType.DATAGRAM_OFFER: return DatagramOfferDecoder.BLOCK_LENGTH;
             default: return -1;
         }
     }

@@ -28,9 +28,16 @@ import io.rivulet.codec.wire.TopicSnapshotDecoder;
 import io.rivulet.codec.wire.TopicStatusDecoder;
 import io.rivulet.codec.wire.UnsubscribeDecoder;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Template ids of the wire protocol, as constants so that the engine can {@code switch} on them
  * without allocating. They mirror the ids in {@code rivulet-protocol.xml}; a test keeps them equal.
+ *
+ * <p>Every public {@code int} constant of this class is a frame type: {@link #name(int)} is derived from them.
  */
 public final class FrameType
 {
@@ -71,6 +78,9 @@ public final class FrameType
     /** Either side: send this connection's topic data to me as reliable datagrams at this address and session. */
     public static final int DATAGRAM_OFFER = DatagramOfferDecoder.TEMPLATE_ID;
 
+    /** Frame type names indexed by template id; null where no frame type has that id. */
+    private static final String[] NAMES = namesByTemplateId();
+
     private FrameType()
     {
     }
@@ -83,36 +93,50 @@ public final class FrameType
      */
     public static String name(final int templateId)
     {
-        switch (templateId)
+        final String name = templateId >= 0 && templateId < NAMES.length ? NAMES[templateId] : null;
+        return name != null ? name : "UNKNOWN";
+    }
+
+    /**
+     * Indexes the constants above by value, named after their fields, so that a new frame type is named by
+     * declaring its constant and no second list can drift from the first.
+     */
+    private static String[] namesByTemplateId()
+    {
+        final List<Field> constants = new ArrayList<>();
+        int maxId = 0;
+        for (final Field field : FrameType.class.getDeclaredFields())
         {
-            case 1: return "SETUP";
-            case 2: return "REQUEST_FNF";
-            case 3: return "REQUEST_RESPONSE";
-            case 4: return "REQUEST_STREAM";
-            case 5: return "REQUEST_CHANNEL";
-            case 6: return "REQUEST_N";
-            case 7: return "CANCEL";
-            case 8: return "PAYLOAD";
-            case 9: return "ERROR";
-            case 10: return "KEEPALIVE";
-            case 11: return "CLOSE";
-            case 12: return "TOPIC_DATA";
-            case 13: return "SUBSCRIBE";
-            case 14: return "UNSUBSCRIBE";
-            case 15: return "TOPIC_STATUS";
-            case 16: return "TOPIC_ATTACH";
-            case 17: return "TOPIC_SNAPSHOT";
-            case 18: return "TOPIC_GAP";
-            case 19: return "TOPIC_HEARTBEAT";
-            case 20: return "TOPIC_DETACH";
-            case 21: return "REGION_LOOKUP";
-            case 22: return "REGION_INFO";
-            case 23: return "REGION_ERROR";
-            case 24: return "REGION_REVOKED";
-            case 25: return "REGION_OP";
-            case 26: return "REGION_OP_RESULT";
-            case 27: return "DATAGRAM_OFFER";
-            default: return "UNKNOWN";
+            final int modifiers = field.getModifiers();
+            if (Modifier.isPublic(modifiers) && Modifier.isStatic(modifiers) && Modifier.isFinal(modifiers) &&
+                field.getType() == int.class)
+            {
+                constants.add(field);
+                maxId = Math.max(maxId, templateId(field));
+            }
+        }
+        final String[] names = new String[maxId + 1];
+        for (final Field field : constants)
+        {
+            final int id = templateId(field);
+            if (id < 0 || names[id] != null)
+            {
+                throw new IllegalStateException("frame type " + field.getName() + " has an invalid or shared id " + id);
+            }
+            names[id] = field.getName();
+        }
+        return names;
+    }
+
+    private static int templateId(final Field field)
+    {
+        try
+        {
+            return field.getInt(null);
+        }
+        catch (final IllegalAccessException ex)
+        {
+            throw new IllegalStateException(ex);
         }
     }
 

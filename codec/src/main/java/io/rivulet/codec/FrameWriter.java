@@ -227,21 +227,21 @@ public final class FrameWriter
     {
         switch (frameType)
         {
-            case 2:
+            case FrameType.REQUEST_FNF:
                 requestFnf.wrapAndApplyHeader(buffer, offset, header).streamId(streamId);
                 buffer.putByte(offset + HEADER_LENGTH + RequestFnfEncoder.flagsEncodingOffset(), flags);
                 requestFnf.putMetadata(orEmpty(metadata), metadataOffset, metadataLength)
                     .putData(orEmpty(data), dataOffset, dataLength);
                 return HEADER_LENGTH + requestFnf.encodedLength();
 
-            case 3:
+            case FrameType.REQUEST_RESPONSE:
                 requestResponse.wrapAndApplyHeader(buffer, offset, header).streamId(streamId);
                 buffer.putByte(offset + HEADER_LENGTH + RequestResponseEncoder.flagsEncodingOffset(), flags);
                 requestResponse.putMetadata(orEmpty(metadata), metadataOffset, metadataLength)
                     .putData(orEmpty(data), dataOffset, dataLength);
                 return HEADER_LENGTH + requestResponse.encodedLength();
 
-            case 4:
+            case FrameType.REQUEST_STREAM:
                 requestStream.wrapAndApplyHeader(buffer, offset, header).streamId(streamId)
                     .initialRequestN(initialRequestN);
                 buffer.putByte(offset + HEADER_LENGTH + RequestStreamEncoder.flagsEncodingOffset(), flags);
@@ -249,7 +249,7 @@ public final class FrameWriter
                     .putData(orEmpty(data), dataOffset, dataLength);
                 return HEADER_LENGTH + requestStream.encodedLength();
 
-            case 5:
+            case FrameType.REQUEST_CHANNEL:
                 requestChannel.wrapAndApplyHeader(buffer, offset, header).streamId(streamId)
                     .initialRequestN(initialRequestN);
                 buffer.putByte(offset + HEADER_LENGTH + RequestChannelEncoder.flagsEncodingOffset(), flags);
@@ -257,7 +257,7 @@ public final class FrameWriter
                     .putData(orEmpty(data), dataOffset, dataLength);
                 return HEADER_LENGTH + requestChannel.encodedLength();
 
-            case 8:
+            case FrameType.PAYLOAD:
                 payload.wrapAndApplyHeader(buffer, offset, header).streamId(streamId);
                 buffer.putByte(offset + HEADER_LENGTH + PayloadEncoder.flagsEncodingOffset(), flags);
                 payload.putMetadata(orEmpty(metadata), metadataOffset, metadataLength)

@@ -8,8 +8,8 @@ import java.util.Arrays;
 
 /**
  * An immutable message: data and optional metadata. A message owns its bytes, so it stays valid
- * after delivery, on any thread, for as long as the application keeps it (the safe delivery of
- * DESIGN.md section 4; the zero-copy path is {@link MessageHandler}).
+ * after delivery, on any thread, for as long as the application keeps it (the safe way to receive, at the cost
+ * of a copy on receipt; the zero-copy path is {@link MessageHandler}).
  *
  * <p>Thread-safe: immutable. The byte arrays passed in are not copied; do not change them afterwards.
  */

@@ -89,7 +89,7 @@ public final class CounterTypes
     /** Total: slow-consumer events of a publication (subscribers dropped, conflated or cut off). Sampled. */
     public static final int TOPIC_DROPS = 203;
 
-    // ---------------------------------------------------------- per UD path (300..399), issue 5's protocol
+    // ---------------------------------------------------------- per UD path (300..399), reliable UD (NAK, cwnd)
 
     /** Total: NAKs sent on a UD path (tag: the path, e.g. remote QPN and address). */
     public static final int UD_NAKS_SENT = 300;

@@ -7,6 +7,7 @@ import io.rivulet.Rivulet;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.agrona.DirectBuffer;
@@ -30,7 +31,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -314,7 +314,7 @@ public abstract class RemoteRegionSuite
 
         // Revoked: the notice makes the handle refuse locally; a stale descriptor reaches the target, which refuses.
         readOnly.revoke();
-        await("the revocation notice arrived", region::isRevoked);
+        Await.until("the revocation notice arrived", region::isRevoked);
         expectRefusal(region.read(0, 8), RegionAccessException.Reason.REVOKED, "revoked");
         final RemoteRegion stale = connection.remoteRegion(descriptor);
         expectRefusal(stale.read(0, 8), targetRefusal(RegionAccessException.Reason.REVOKED), "");
@@ -345,7 +345,7 @@ public abstract class RemoteRegionSuite
         final RemoteRegion region = connection.remoteRegion("closing").block(TIMEOUT);
         assertThat(region.read(0, 8).block(TIMEOUT).capacity()).isEqualTo(8);
         connection.close();
-        await("closed", () -> !connection.isOpen());
+        Await.until("closed", () -> !connection.isOpen());
         assertThatThrownBy(() -> region.read(0, 8).block(TIMEOUT)).isInstanceOf(RivuletException.class);
         assertThatThrownBy(() -> connection.remoteRegion("closing").block(TIMEOUT)).isInstanceOf(RivuletException.class);
     }
@@ -409,18 +409,5 @@ public abstract class RemoteRegionSuite
     private static Connection connect(final Rivulet node, final String address)
     {
         return node.connect(address).block(TIMEOUT);
-    }
-
-    private static void await(final String what, final BooleanSupplier condition)
-    {
-        final long deadline = System.nanoTime() + TestTime.nanos(30, TimeUnit.SECONDS);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
     }
 }

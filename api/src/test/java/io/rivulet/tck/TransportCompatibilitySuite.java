@@ -622,19 +622,8 @@ public abstract class TransportCompatibilitySuite
 
     protected static void invokeUntil(final Rivulet node, final java.util.function.BooleanSupplier condition)
     {
-        final long timeoutNs = TestTime.nanos(20, TimeUnit.SECONDS);
-        final long deadline = System.nanoTime() + timeoutNs;
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new AssertionError("condition not met within " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
-            }
-            if (node.invoke() == 0)
-            {
-                java.util.concurrent.locks.LockSupport.parkNanos(10_000);
-            }
-        }
+        Await.until(TestTime.seconds(20), node::invoke, condition::getAsBoolean,
+            () -> "the condition, invoking " + node);
     }
 
     /** Waits for the latch at most {@code seconds} scaled. */

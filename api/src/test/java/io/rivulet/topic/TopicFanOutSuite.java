@@ -6,6 +6,7 @@ import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -292,36 +293,20 @@ public abstract class TopicFanOutSuite
         }
     }
 
+    /** Waits (see {@link Await}) until the condition holds, at most a scaled minute. */
     static void await(final String what, final BooleanSupplier condition)
     {
-        await(what, condition, TestTime.nanos(60, TimeUnit.SECONDS));
-    }
-
-    /** Polls until the condition holds, failing after {@code timeoutNs}, which the caller has scaled already. */
-    static void await(final String what, final BooleanSupplier condition, final long timeoutNs)
-    {
-        await(what, condition, timeoutNs, () -> "");
+        await(what, condition, () -> "");
     }
 
     /** As {@link #await(String, BooleanSupplier)}, naming {@code state} (what the test saw) when it times out. */
     static void await(final String what, final BooleanSupplier condition, final Supplier<String> state)
     {
-        await(what, condition, TestTime.nanos(60, TimeUnit.SECONDS), state);
-    }
-
-    private static void await(
-        final String what, final BooleanSupplier condition, final long timeoutNs, final Supplier<String> state)
-    {
-        final long deadlineNs = System.nanoTime() + timeoutNs;
-        for (int i = 0; !condition.getAsBoolean(); i++)
+        Await.until(TestTime.seconds(60), condition::getAsBoolean, () ->
         {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                final String seen = state.get();
-                fail("timed out waiting for " + what + (seen.isEmpty() ? "" : ": " + seen));
-            }
-            idle(i);
-        }
+            final String seen = state.get();
+            return what + (seen.isEmpty() ? "" : ": " + seen);
+        });
     }
 
     /** Spins briefly, then parks for 50 microseconds: neither burns a core for long nor sleeps. */

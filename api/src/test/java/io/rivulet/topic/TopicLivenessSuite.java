@@ -5,6 +5,7 @@ import io.rivulet.Rivulet;
 import io.rivulet.RivuletException;
 import io.rivulet.ThreadingMode;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import io.rivulet.topic.TopicFanOutSuite.Feed;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static io.rivulet.topic.TopicFanOutSuite.await;
-import static io.rivulet.topic.TopicFanOutSuite.idle;
 import static io.rivulet.topic.TopicFanOutSuite.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -184,17 +184,6 @@ public abstract class TopicLivenessSuite
     /** Runs the invoker node's duty cycle on this thread until the condition holds. */
     private static void drive(final Rivulet node, final java.util.function.BooleanSupplier condition)
     {
-        final long deadlineNs = System.nanoTime() + TestTime.nanos(20, TimeUnit.SECONDS);
-        for (int i = 0; !condition.getAsBoolean(); i++)
-        {
-            if (node.invoke() == 0)
-            {
-                idle(i);
-            }
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new AssertionError("timed out driving the invoker node");
-            }
-        }
+        Await.until(TestTime.seconds(20), node::invoke, condition::getAsBoolean, () -> "the invoker node, driven");
     }
 }

@@ -9,14 +9,13 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.Transports;
+import io.rivulet.tck.Await;
 import io.rivulet.topic.Publication;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RivuletMetricsTest
 {
     private static final int REQUESTS = 30;
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     @Test
     void registersAndReadsTheNodesCountersWithTags() throws Exception
@@ -40,7 +40,7 @@ class RivuletMetricsTest
             {
                 connection.requestResponse(Message.of("m" + i)).block(Duration.ofSeconds(10));
             }
-            until(() -> publication.subscriberCount() == 1);
+            Await.until(TIMEOUT, () -> publication.subscriberCount() == 1, () -> "the subscriber attached");
 
             final SimpleMeterRegistry registry = new SimpleMeterRegistry();
             final RivuletMetrics metrics = RivuletMetrics.of(server);
@@ -56,24 +56,26 @@ class RivuletMetricsTest
             assertThat(registry.get("rivulet.connections.opened").functionCounter().count()).isEqualTo(1);
 
             // Topic counters appear once the conductor has sampled the new publication.
-            until(() -> metrics.refresh() > 0 && registry.find("rivulet.topic.subscribers").tag("topic", "metrics.ticks")
-                .gauge() != null && registry.get("rivulet.topic.subscribers").gauge().value() == 1);
+            Await.until(TIMEOUT, () -> metrics.refresh() > 0 && registry.find("rivulet.topic.subscribers")
+                .tag("topic", "metrics.ticks").gauge() != null
+                && registry.get("rivulet.topic.subscribers").gauge().value() == 1,
+                () -> "the topic subscriber gauge sampled");
             final Gauge subscribers = registry.get("rivulet.topic.subscribers").tag("topic", "metrics.ticks").gauge();
             assertThat(subscribers.value()).isEqualTo(1);
 
             // More traffic shows without re-binding.
             connection.requestResponse(Message.of("one more")).block(Duration.ofSeconds(10));
-            until(() -> messagesIn.count() == REQUESTS + 1);
+            Await.until(TIMEOUT, () -> messagesIn.count() == REQUESTS + 1, () -> "the extra request counted");
 
             // A closed connection's meters go away on refresh; the node totals stay.
             subscription.dispose();
             connection.close();
-            until(() -> server.counters().connectionsClosed.get() == 1);
-            until(() ->
+            Await.until(TIMEOUT, () -> server.counters().connectionsClosed.get() == 1, () -> "the connection closed");
+            Await.until(TIMEOUT, () ->
             {
                 metrics.refresh();
                 return registry.find("rivulet.connection.messages.in").functionCounter() == null;
-            });
+            }, () -> "the closed connection's meters removed");
             assertThat(registry.get("rivulet.connections.closed").functionCounter().count()).isEqualTo(1);
         }
     }
@@ -81,15 +83,5 @@ class RivuletMetricsTest
     private static Rivulet.Context context(final String name)
     {
         return new Rivulet.Context().transport(Transports.tcp()).nodeName(name).countersFile(false);
-    }
-
-    private static void until(final BooleanSupplier condition) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean())
-        {
-            assertThat(System.nanoTime() - deadline).as("timed out").isNegative();
-            TimeUnit.MILLISECONDS.sleep(5);
-        }
     }
 }

@@ -10,6 +10,7 @@ import io.rivulet.region.RegionAccessException;
 import io.rivulet.region.RemoteRegion;
 import io.rivulet.spi.ExposedMemory;
 import io.rivulet.spi.OneSidedTransport;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
@@ -24,9 +25,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -89,7 +87,8 @@ class RdmaOneSidedTest
         final long violationsBefore = RdmaTestSupport.device(targetDriver).remoteAccessViolations();
 
         assertThat(region.read(0, 8).block(TIMEOUT).getLong(0)).isEqualTo(0x1122_3344_5566_7788L);
-        await("the target accepted the one-sided queue pair", () -> targetDriver.oneSidedQueuePairs() == 1);
+        Await.until(TestTime.seconds(20), () -> targetDriver.oneSidedQueuePairs() == 1,
+            () -> "the target accepted the one-sided queue pair");
 
         // Valid writes in flight before and behind one refused write: the refused one fails; those behind it on the
         // queue pair come back flushed, never executed, and are posted again on a new queue pair.
@@ -120,7 +119,8 @@ class RdmaOneSidedTest
         assertThat(connection.isOpen()).isTrue();
         assertThat(connection.requestResponse(Message.of("ping")).block(TIMEOUT).dataUtf8()).isEqualTo("pong");
         assertThat(region.read(0, 8).block(TIMEOUT).getLong(0)).isEqualTo(0x1122_3344_5566_7788L);
-        await("the failed queue pair is closed, its replacement open", () -> targetDriver.oneSidedQueuePairs() == 1);
+        Await.until(TestTime.seconds(20), () -> targetDriver.oneSidedQueuePairs() == 1,
+            () -> "the failed queue pair is closed, its replacement open");
         assertThat(target.counters().regionOpsEmulated.get()).isZero();
         assertThat(target.counters().protocolErrors.get()).isZero();
     }
@@ -221,7 +221,8 @@ class RdmaOneSidedTest
             .remoteRegion("no-atomics-there").block(TIMEOUT);
         assertThat(region.read(8, 8).block(TIMEOUT).getLong(0)).isEqualTo(0x0102_0304_0506_0708L);
         final RdmaTransportDriver targetDriver = targetTransport.drivers().get(0);
-        await("the target accepted the one-sided queue pair", () -> targetDriver.oneSidedQueuePairs() == 1);
+        Await.until(TestTime.seconds(20), () -> targetDriver.oneSidedQueuePairs() == 1,
+            () -> "the target accepted the one-sided queue pair");
 
         assertThatThrownBy(() -> region.fetchAndAdd(0, 1).block(TIMEOUT))
             .isInstanceOf(RegionAccessException.class)
@@ -278,18 +279,5 @@ class RdmaOneSidedTest
         final Rivulet node = Rivulet.launch(new Rivulet.Context().transport(transport));
         closeables.add(node);
         return node;
-    }
-
-    private static void await(final String what, final BooleanSupplier condition)
-    {
-        final long deadline = System.nanoTime() + TestTime.nanos(20, TimeUnit.SECONDS);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
     }
 }

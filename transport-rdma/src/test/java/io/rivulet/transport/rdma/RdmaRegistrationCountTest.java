@@ -6,6 +6,7 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -15,7 +16,6 @@ import reactor.core.publisher.Mono;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -75,11 +75,8 @@ class RdmaRegistrationCountTest
             {
                 assertThat(connection.requestResponse(Message.of("r" + i)).block(TIMEOUT).dataUtf8()).isEqualTo("r" + i);
             }
-            final long deadlineNs = System.nanoTime() + TestTime.nanos(60, TimeUnit.SECONDS);
-            while (received.get() < MESSAGES && System.nanoTime() - deadlineNs < 0)
-            {
-                LockSupport.parkNanos(1_000_000);
-            }
+            Await.until(TestTime.seconds(60), () -> received.get() >= MESSAGES,
+                () -> "every message received: " + received.get() + " of " + MESSAGES);
 
             assertThat(received.get()).isEqualTo(MESSAGES);
             assertThat(transport.registrations()).isEqualTo(before);

@@ -3,6 +3,7 @@ package io.rivulet.transport.rdma;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportSettings;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.TestTime;
 import io.rivulet.transport.rdma.soft.SoftFabric;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
@@ -12,12 +13,10 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Helpers for driving RDMA links on the test thread over the soft provider's in-process fabric:
@@ -65,24 +64,7 @@ final class RdmaTestSupport
     static void await(final String what, final Condition condition, final RdmaTransportDriver... drivers)
         throws IOException
     {
-        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-        for (int i = 0; ; i++)
-        {
-            for (final RdmaTransportDriver driver : drivers)
-            {
-                driver.doWork(System.nanoTime());
-            }
-            if (condition.isMet())
-            {
-                return;
-            }
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                break;
-            }
-            idle(i);
-        }
-        fail("timed out waiting for " + what);
+        Await.until(Duration.ofNanos(TIMEOUT_NS), () -> doWork(drivers), condition::isMet, () -> what);
     }
 
     /**
@@ -90,32 +72,28 @@ final class RdmaTestSupport
      */
     static IOException awaitPollFailure(final ReliableLink link, final FrameHandler handler)
     {
-        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-        for (int i = 0; System.nanoTime() - deadlineNs < 0; i++)
+        return Await.value(Duration.ofNanos(TIMEOUT_NS), () ->
         {
             try
             {
                 link.poll(handler, 16);
+                return null;
             }
             catch (final IOException ex)
             {
                 return ex;
             }
-            idle(i);
-        }
-        return fail("poll did not fail within the timeout");
+        }, () -> "poll to fail");
     }
 
-    static void idle(final int iteration)
+    private static int doWork(final RdmaTransportDriver... drivers)
     {
-        if (iteration > 1000)
+        int work = 0;
+        for (final RdmaTransportDriver driver : drivers)
         {
-            LockSupport.parkNanos(10_000);
+            work += driver.doWork(System.nanoTime());
         }
-        else
-        {
-            Thread.onSpinWait();
-        }
+        return work;
     }
 
     static UnsafeBuffer frame(final int length, final int seed)

@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.tck.Await;
 import io.rivulet.transport.rdma.jni.NativeLibrary;
 import io.rivulet.transport.rdma.jni.NativeLibraryTestSupport;
 import io.rivulet.transport.rdma.verbs.Access;
@@ -35,6 +36,7 @@ import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -65,6 +67,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 public abstract class VerbsHardwareSuite
 {
     private static final long AWAIT_NS = HardwareRdma.timeoutNs(20);
+    private static final Duration AWAIT = Duration.ofNanos(AWAIT_NS);
     protected static final int BUFFER = 64 * 1024;
     protected static final int LOCAL = Access.LOCAL_WRITE;
     protected static final int REMOTE = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ |
@@ -374,16 +377,7 @@ public abstract class VerbsHardwareSuite
         final Connected pair = connect(0);
         pair.clientConnection.close();
 
-        final long deadline = System.nanoTime() + AWAIT_NS;
-        while (!pair.serverConnection.isDisconnected())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                fail("no DISCONNECTED within " + TimeUnit.NANOSECONDS.toSeconds(AWAIT_NS) + " s");
-            }
-            pollEvents();
-            Thread.onSpinWait();
-        }
+        Await.until(AWAIT, this::pollEventsAsStep, pair.serverConnection::isDisconnected, () -> "DISCONNECTED");
         assertThat(pair.serverQp.state()).isEqualTo(QpState.ERROR);
         assertThat(pair.clientConnection.isDisconnected()).isTrue();
     }
@@ -473,53 +467,31 @@ public abstract class VerbsHardwareSuite
 
     protected CmRequest awaitRequest() throws IOException
     {
-        final long deadline = System.nanoTime() + AWAIT_NS;
-        while (true)
+        return Await.value(AWAIT, () ->
         {
             // the client's context must progress too: it resolves the address and route and sends the request
             pollEvents();
-            final CmRequest request = listener.poll();
-            if (null != request)
-            {
-                return request;
-            }
-            if (System.nanoTime() - deadline > 0)
-            {
-                return fail("no connection request within " + TimeUnit.NANOSECONDS.toSeconds(AWAIT_NS) + " s");
-            }
-            Thread.onSpinWait();
-        }
+            return listener.poll();
+        }, () -> "a connection request");
     }
 
     protected void awaitEstablished(final CmConnection connection) throws IOException
     {
-        final long deadline = System.nanoTime() + AWAIT_NS;
-        while (null == connection.poll())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                fail("neither established nor failed within " + TimeUnit.NANOSECONDS.toSeconds(AWAIT_NS) + " s: " +
-                    connection);
-            }
-            pollEvents();
-            Thread.onSpinWait();
-        }
+        Await.until(AWAIT, this::pollEventsAsStep, () -> null != connection.poll(),
+            () -> "established or failed: " + connection);
     }
 
     protected WorkCompletion await(final CompletionQueue cq) throws IOException
     {
         final WorkCompletion[] completions = {new WorkCompletion()};
-        final long deadline = System.nanoTime() + AWAIT_NS;
-        while (cq.poll(completions) == 0)
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                fail("no completion within " + TimeUnit.NANOSECONDS.toSeconds(AWAIT_NS) + " s on " + cq);
-            }
-            pollEvents();
-            Thread.onSpinWait();
-        }
+        Await.until(AWAIT, this::pollEventsAsStep, () -> cq.poll(completions) != 0, () -> "a completion on " + cq);
         return completions[0];
+    }
+
+    private int pollEventsAsStep() throws IOException
+    {
+        pollEvents();
+        return 0;
     }
 
     protected static byte[] bytes(final MemoryRegion region, final int offset, final int length)

@@ -11,6 +11,7 @@ import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -37,8 +38,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -367,7 +366,8 @@ class HostileFrameTest
             assertThat(errors).as("ERROR frames from the server").hasSize(1);
             assertThat(ErrorCode.get(errors.get(0).code)).isEqualTo(ErrorCode.CONNECTION_ERROR);
         }
-        awaitCounter("protocol errors", () -> serverNode.counters().protocolErrors.get() > protocolErrorsBefore);
+        Await.until(TIMEOUT, () -> serverNode.counters().protocolErrors.get() > protocolErrorsBefore,
+            () -> "protocol errors");
         assertEcho(earlyConnection, "after");
     }
 
@@ -399,7 +399,8 @@ class HostileFrameTest
                 assertThat(parseErrors(readUntilClosed(partial))).isEmpty();
             }
 
-            awaitCounter("connections lost", () -> strictNode.counters().connectionsLost.get() >= lostBefore + 2);
+            Await.until(TIMEOUT, () -> strictNode.counters().connectionsLost.get() >= lostBefore + 2,
+                () -> "connections lost");
             assertEcho(earlyConnection, "after");
             try (Rivulet strictClient = Rivulet.launch(new Rivulet.Context()
                 .transport(new TcpTransport())
@@ -445,8 +446,10 @@ class HostileFrameTest
                 .isEqualTo(expectedCode == null ? ErrorCode.CONNECTION_ERROR : expectedCode);
         }
 
-        awaitCounter("protocol errors", () -> serverNode.counters().protocolErrors.get() > protocolErrorsBefore);
-        awaitCounter("connections closed", () -> serverNode.counters().connectionsClosed.get() > closedBefore);
+        Await.until(TIMEOUT, () -> serverNode.counters().protocolErrors.get() > protocolErrorsBefore,
+            () -> "protocol errors");
+        Await.until(TIMEOUT, () -> serverNode.counters().connectionsClosed.get() > closedBefore,
+            () -> "connections closed");
         assertThat(serverNode.counters().protocolErrors.get()).isEqualTo(protocolErrorsBefore + 1);
 
         assertThat(earlyConnection.isOpen()).as("connection made before the hostile one").isTrue();
@@ -524,24 +527,6 @@ class HostileFrameTest
             offset += TcpLink.LENGTH_PREFIX_LENGTH + length;
         }
         return errors;
-    }
-
-    private static void awaitCounter(final String what, final BooleanSupplier condition)
-    {
-        final long deadlineNs = System.nanoTime() + CLOSE_TIMEOUT_NS;
-        for (int i = 0; i < 100_000; i++)
-        {
-            if (condition.getAsBoolean())
-            {
-                return;
-            }
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                break;
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
-        fail("timed out waiting for " + what);
     }
 
     /** A valid SETUP whose keepalive (scaled) keeps the raw peer from being dropped as silent mid-test. */

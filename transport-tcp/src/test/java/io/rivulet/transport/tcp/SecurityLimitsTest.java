@@ -9,6 +9,7 @@ import io.rivulet.Rivulet;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.security.Authenticator;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
@@ -28,8 +29,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -105,7 +104,7 @@ class SecurityLimitsTest
 
         // A place freed is a place available again.
         first.close();
-        awaitTrue("server dropped the closed connection", () -> serverNode.counters().connectionsClosed.get() == 1);
+        Await.until("server dropped the closed connection", () -> serverNode.counters().connectionsClosed.get() == 1);
         final Connection third = clients.connect(server.localAddress()).block(TIMEOUT);
         assertThat(echo(third, "c")).isEqualTo("echo:c");
     }
@@ -142,7 +141,7 @@ class SecurityLimitsTest
             final String received = readUntilClosed(silent.getInputStream());
             assertThat(received).as("the ERROR frame's text").contains("no SETUP within " + setupTimeoutMs + " ms");
         }
-        awaitTrue("server counted the set-up timeout", () -> serverNode.counters().setupTimeouts.get() == 1);
+        Await.until("server counted the set-up timeout", () -> serverNode.counters().setupTimeouts.get() == 1);
         assertThat(echo(good, "fine")).isEqualTo("echo:fine");
     }
 
@@ -252,18 +251,5 @@ class SecurityLimitsTest
             .errorHandler(errors::add)));
         nodes.add(node);
         return node;
-    }
-
-    private static void awaitTrue(final String what, final BooleanSupplier condition)
-    {
-        final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
     }
 }

@@ -3,17 +3,16 @@ package io.rivulet.transport.tcp;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportSettings;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.TestTime;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Helpers for driving links on the test thread: bounded polling loops, link pairs and frame capture.
@@ -23,7 +22,6 @@ final class TcpTestSupport
     static final int MAX_FRAME_LENGTH = 1024;
     static final TransportSettings SETTINGS = new TransportSettings(MAX_FRAME_LENGTH, 64 * 1024, 64 * 1024, 0, 0);
     static final long TIMEOUT_NS = TestTime.nanos(10, TimeUnit.SECONDS);
-    static final int MAX_ITERATIONS = 10_000_000;
 
     private TcpTestSupport()
     {
@@ -42,24 +40,7 @@ final class TcpTestSupport
     static void await(final String what, final Condition condition, final TcpTransportDriver... drivers)
         throws IOException
     {
-        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-        for (int i = 0; i < MAX_ITERATIONS; i++)
-        {
-            for (final TcpTransportDriver driver : drivers)
-            {
-                driver.doWork(System.nanoTime());
-            }
-            if (condition.isMet())
-            {
-                return;
-            }
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                break;
-            }
-            idle(i);
-        }
-        fail("timed out waiting for " + what);
+        Await.until(Duration.ofNanos(TIMEOUT_NS), () -> doWork(drivers), condition::isMet, () -> what);
     }
 
     /**
@@ -68,41 +49,29 @@ final class TcpTestSupport
     static IOException awaitPollFailure(
         final ReliableLink link, final FrameHandler handler, final TcpTransportDriver driver)
     {
-        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-        for (int i = 0; i < MAX_ITERATIONS; i++)
+        return Await.value(Duration.ofNanos(TIMEOUT_NS), () ->
         {
             driver.doWork(System.nanoTime());
             try
             {
                 link.poll(handler, 16);
+                return null;
             }
             catch (final IOException ex)
             {
                 return ex;
             }
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                break;
-            }
-            idle(i);
-        }
-
-        return fail("timed out waiting for " + link + " to fail");
+        }, () -> link + " to fail");
     }
 
-    /**
-     * Spins briefly, then parks for a microsecond, so a loop neither burns a core for long nor sleeps.
-     */
-    static void idle(final int iteration)
+    private static int doWork(final TcpTransportDriver... drivers)
     {
-        if (iteration < 100)
+        int work = 0;
+        for (final TcpTransportDriver driver : drivers)
         {
-            Thread.onSpinWait();
+            work += driver.doWork(System.nanoTime());
         }
-        else
-        {
-            LockSupport.parkNanos(1000);
-        }
+        return work;
     }
 
     /**

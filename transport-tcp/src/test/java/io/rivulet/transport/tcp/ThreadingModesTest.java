@@ -6,6 +6,7 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
@@ -163,14 +164,7 @@ class ThreadingModesTest
         node.bind("127.0.0.1:0", Responder.none()).subscribe(bound::set, errors::add);
 
         assertThat(bound.get()).as("bound before any invoke()").isNull();
-        final long deadlineNs = System.nanoTime() + TestTime.nanos(10, TimeUnit.SECONDS);
-        for (int i = 0; i < 1_000_000 && bound.get() == null && System.nanoTime() - deadlineNs < 0; i++)
-        {
-            if (node.invoke() == 0)
-            {
-                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100));
-            }
-        }
+        Await.until(TestTime.seconds(10), node::invoke, () -> bound.get() != null, () -> "bound, invoking the node");
         assertThat(bound.get()).as("bound after invoke()").isNotNull();
         assertThat(errors).isEmpty();
     }

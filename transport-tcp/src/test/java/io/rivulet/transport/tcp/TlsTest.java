@@ -10,6 +10,7 @@ import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
 import io.rivulet.security.Authenticator;
 import io.rivulet.spi.Transport;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.junit.jupiter.api.AfterEach;
@@ -23,8 +24,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -86,7 +85,7 @@ class TlsTest
         // A graceful close over TLS: CLOSE, then close_notify; the server sees a close, not a loss.
         connection.close();
         connection.onClose().block(TIMEOUT);
-        awaitTrue("server closed its side", () -> serverNode.counters().connectionsClosed.get() == 1);
+        Await.until("server closed its side", () -> serverNode.counters().connectionsClosed.get() == 1);
         assertThat(serverNode.counters().connectionsLost.get()).isZero();
         assertThat(errors).isEmpty();
     }
@@ -107,7 +106,7 @@ class TlsTest
             silent.setSoTimeout((int)TIMEOUT.toMillis());
             assertThat(silent.getInputStream().read()).as("closed by the server without a byte").isEqualTo(-1);
         }
-        awaitTrue("server counted the handshake timeout", () -> serverNode.counters().linksRejected.get() == 1);
+        Await.until("server counted the handshake timeout", () -> serverNode.counters().linksRejected.get() == 1);
         assertThat(errors).anySatisfy(error -> assertThat(error).hasMessageContaining("not complete within " + handshakeTimeoutMs + " ms"));
 
         final Rivulet clientNode = launch(TcpTransport.tls(clientTls()), ThreadingMode.SHARED);
@@ -151,7 +150,7 @@ class TlsTest
             .isInstanceOf(RivuletException.class)
             .hasMessageContaining("TLS handshake with " + server.localAddress() + " failed");
 
-        awaitTrue("server counted both refused handshakes", () -> serverNode.counters().linksRejected.get() == 2);
+        Await.until("server counted both refused handshakes", () -> serverNode.counters().linksRejected.get() == 2);
         assertThat(errors).anySatisfy(error -> assertThat(error).hasMessageContaining("TLS handshake with")
             .hasMessageContaining("failed"));
 
@@ -174,7 +173,7 @@ class TlsTest
         assertThatThrownBy(() -> clientNode.connect(server.localAddress()).block(TIMEOUT))
             .isInstanceOf(RejectedException.class)
             .hasMessageContaining("this server requires TLS");
-        awaitTrue("server reported the plaintext client", () -> serverNode.counters().linksRejected.get() == 1);
+        Await.until("server reported the plaintext client", () -> serverNode.counters().linksRejected.get() == 1);
         assertThat(errors).anySatisfy(error -> assertThat(error).hasMessageContaining("plaintext client"));
     }
 
@@ -301,18 +300,5 @@ class TlsTest
             .errorHandler(errors::add));
         nodes.add(node);
         return node;
-    }
-
-    private static void awaitTrue(final String what, final BooleanSupplier condition)
-    {
-        final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
     }
 }

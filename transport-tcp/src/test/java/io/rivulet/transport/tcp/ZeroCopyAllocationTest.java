@@ -7,6 +7,7 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -156,15 +157,8 @@ class ZeroCopyAllocationTest
 
     private static void awaitReceived(final SequenceChecker checker, final long expected)
     {
-        final long deadlineNs = System.nanoTime() + DELIVERY_TIMEOUT_NS;
-        for (int i = 0; i < 1_000_000 && checker.received < expected; i++)
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                break;
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
+        Await.until(Duration.ofNanos(DELIVERY_TIMEOUT_NS), () -> checker.received >= expected,
+            () -> "messages received: " + checker.received + " of " + expected);
         assertThat(checker.received).as("messages received").isEqualTo(expected);
     }
 

@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma.disni;
 
+import io.rivulet.tck.Await;
 import io.rivulet.transport.rdma.HardwareRdma;
 import io.rivulet.transport.rdma.VerbsHardwareSuite;
 import io.rivulet.transport.rdma.verbs.Opcode;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -82,15 +84,14 @@ class DisniHardwareTest extends VerbsHardwareSuite
         assertThat(seenDisconnected.get()).as("disconnects seen without the owner taking events").isZero();
         assertThat(pair.serverQp().state()).isEqualTo(QpState.RTS);
 
-        int handled = 0;
-        final long deadline = System.nanoTime() + HardwareRdma.timeoutNs(20);
-        while (!pair.serverConnection().isDisconnected())
+        final int[] handled = {0};
+        Await.until(Duration.ofNanos(HardwareRdma.timeoutNs(20)), () ->
         {
-            assertThat(System.nanoTime() - deadline).as("DISCONNECTED taken by the owner in time").isNegative();
-            handled += server.context.pollConnectionEvents();
-            Thread.onSpinWait();
-        }
-        assertThat(handled).isPositive();
+            final int events = server.context.pollConnectionEvents();
+            handled[0] += events;
+            return events;
+        }, pair.serverConnection()::isDisconnected, () -> "DISCONNECTED taken by the owner");
+        assertThat(handled[0]).isPositive();
         assertThat(pair.serverQp().state()).isEqualTo(QpState.ERROR);
     }
 

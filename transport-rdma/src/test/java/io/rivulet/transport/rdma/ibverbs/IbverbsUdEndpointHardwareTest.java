@@ -1,6 +1,7 @@
 package io.rivulet.transport.rdma.ibverbs;
 
 import io.rivulet.spi.DatagramEndpoint;
+import io.rivulet.tck.Await;
 import io.rivulet.transport.rdma.HardwareRdma;
 import io.rivulet.transport.rdma.ud.FaultyVerbsContext;
 import io.rivulet.transport.rdma.ud.UdDatagramEndpoint;
@@ -28,6 +29,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -37,7 +39,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -61,6 +62,7 @@ class IbverbsUdEndpointHardwareTest
 {
     private static final int QKEY = 0x2222_1111;
     private static final long AWAIT_NS = HardwareRdma.timeoutNs(20);
+    private static final Duration AWAIT = Duration.ofNanos(AWAIT_NS);
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final ExecutorService addressHandles = Executors.newSingleThreadExecutor(task ->
@@ -138,7 +140,7 @@ class IbverbsUdEndpointHardwareTest
         // A peer elsewhere with a's QP number (its GID is another address of the subnet): only the GRH tells them apart.
         final int twinOfA = b.resolve(otherHostGid(gidOf(a.localAddress())) + "/" + a.qpNumber() + "/" + QKEY + "/" +
             mtu);
-        await("a's and b's address handles", () -> a.isReachable(bAtA) && b.isReachable(aAtB));
+        Await.until(AWAIT, () -> a.isReachable(bAtA) && b.isReachable(aAtB), () -> "a's and b's address handles");
         assertThat(addressHandleThreads).as("address handles are made off the calling thread").isNotEmpty()
             .doesNotContain(Thread.currentThread());
 
@@ -155,12 +157,12 @@ class IbverbsUdEndpointHardwareTest
             fill(mtu - (i * 11) % mtu, i + 1);
             sendUntilAccepted(b, aAtB, mtu - (i * 11) % mtu, atB);
             final int expected = i + 1;
-            await("datagram " + expected + " each way", () ->
+            Await.until(AWAIT, () ->
             {
                 a.poll(atA, 16);
                 b.poll(atB, 16);
                 return atA.count >= expected && atB.count >= expected;
-            });
+            }, () -> "datagram " + expected + " each way");
         }
         assertThat(atB.problems).isEmpty();
         assertThat(atA.problems).isEmpty();
@@ -182,13 +184,15 @@ class IbverbsUdEndpointHardwareTest
         final UdDatagramEndpoint peer = endpoint(forgerContext, mtu);
         final int peerAtReceiver = receiver.resolve(peer.localAddress());
         final int receiverAtPeer = peer.resolve(receiver.localAddress());
-        await("address handles", () -> receiver.isReachable(peerAtReceiver) && peer.isReachable(receiverAtPeer));
+        Await.until(AWAIT, () -> receiver.isReachable(peerAtReceiver) && peer.isReachable(receiverAtPeer),
+            () -> "address handles");
         final Forger forger = new Forger(forgerContext, receiver.localAddress());
 
         // Up to the MTU the receiver's slots take it: dropped as too long for the endpoint, the queue pair unharmed.
         forger.send(mtu);
         final Received received = new Received();
-        await("the MTU-sized datagram, dropped", () -> receiver.poll(received, 8) >= 0 && receiver.longDatagrams() == 1);
+        Await.until(AWAIT, () -> receiver.poll(received, 8) >= 0 && receiver.longDatagrams() == 1,
+            () -> "the MTU-sized datagram, dropped");
         // Beyond the MTU the sending device drops it (InfiniBand C10-93.1.1): nothing reaches the receiver.
         forger.send(mtu + 1);
         forger.send(2 * mtu);
@@ -196,7 +200,7 @@ class IbverbsUdEndpointHardwareTest
         received.expectedPeer = peerAtReceiver;
         fill(200, 7);
         sendUntilAccepted(peer, receiverAtPeer, 200, received);
-        await("a datagram after them", () -> receiver.poll(received, 8) >= 0 && received.count == 1);
+        Await.until(AWAIT, () -> receiver.poll(received, 8) >= 0 && received.count == 1, () -> "a datagram after them");
         assertThat(received.problems).isEmpty();
         assertThat(received.fromPeer).isEqualTo(1);
         assertThat(receiver.longDatagrams()).as("the two beyond the MTU never arrived").isEqualTo(1);
@@ -214,7 +218,7 @@ class IbverbsUdEndpointHardwareTest
         final UdDatagramEndpoint b = endpoint(open(), mtu);
         final int bAtA = a.resolve(b.localAddress());
         final int aAtB = b.resolve(a.localAddress());
-        await("address handles", () -> a.isReachable(bAtA) && b.isReachable(aAtB));
+        Await.until(AWAIT, () -> a.isReachable(bAtA) && b.isReachable(aAtB), () -> "address handles");
         final int number = a.qpNumber();
 
         for (int round = 1; round <= 3; round++)
@@ -224,7 +228,8 @@ class IbverbsUdEndpointHardwareTest
             fill(64, round);
             sendUntilAccepted(a, bAtA, 64, new Received());
             final int expected = round;
-            await("recovery " + round, () -> a.poll(new Received(), 8) >= 0 && a.recoveries() == expected);
+            Await.until(AWAIT, () -> a.poll(new Received(), 8) >= 0 && a.recoveries() == expected,
+                () -> "recovery " + expected);
             assertThat(a.sendErrors()).isGreaterThanOrEqualTo(round);
             assertThat(a.qpNumber()).isEqualTo(number);
             assertThat(a.freeSendSlots()).isEqualTo(32);
@@ -234,15 +239,15 @@ class IbverbsUdEndpointHardwareTest
             atB.expectedPeer = aAtB;
             fill(300, round);
             sendUntilAccepted(a, bAtA, 300, atB);
-            await("a datagram after recovery " + round, () -> a.poll(new Received(), 8) >= 0 &&
-                b.poll(atB, 8) >= 0 && atB.count == 1);
+            Await.until(AWAIT, () -> a.poll(new Received(), 8) >= 0 &&
+                b.poll(atB, 8) >= 0 && atB.count == 1, () -> "a datagram after recovery " + expected);
             assertThat(atB.problems).isEmpty();
             final Received atA = new Received();
             atA.expectedPeer = bAtA;
             fill(400, round);
             sendUntilAccepted(b, aAtB, 400, atA);
-            await("a datagram to the recovered queue pair " + round, () -> b.poll(new Received(), 8) >= 0 &&
-                a.poll(atA, 8) >= 0 && atA.count == 1);
+            Await.until(AWAIT, () -> b.poll(new Received(), 8) >= 0 &&
+                a.poll(atA, 8) >= 0 && atA.count == 1, () -> "a datagram to the recovered queue pair " + expected);
             assertThat(atA.problems).isEmpty();
         }
         assertThat(faulty.recoveries).isEqualTo(3);
@@ -326,19 +331,6 @@ class IbverbsUdEndpointHardwareTest
         }
     }
 
-    private static void await(final String what, final BooleanSupplier condition)
-    {
-        final long deadlineNs = System.nanoTime() + AWAIT_NS;
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                fail("timed out after " + TimeUnit.NANOSECONDS.toSeconds(AWAIT_NS) + " s waiting for " + what);
-            }
-            Thread.onSpinWait();
-        }
-    }
-
     /** Checks each datagram: its length in its first four bytes, the bytes {@link #fill} wrote, its sender. */
     private static final class Received implements DatagramEndpoint.DatagramHandler
     {
@@ -393,7 +385,7 @@ class IbverbsUdEndpointHardwareTest
         {
             queuePair.postSend(request.clear().wrId(length).opcode(Opcode.SEND).flags(SendWorkRequest.SIGNALED)
                 .addSge(region.address(), length, region.lkey()).ud(route, target.qpNumber(), target.qkey()));
-            await("the forged datagram's completion", () ->
+            Await.until(AWAIT, () ->
             {
                 try
                 {
@@ -403,7 +395,7 @@ class IbverbsUdEndpointHardwareTest
                 {
                     throw new java.io.UncheckedIOException(ex);
                 }
-            });
+            }, () -> "the forged datagram's completion");
             assertThat(completion[0].status()).as("the device reports a UD send beyond the MTU as sent")
                 .isEqualTo(WcStatus.SUCCESS);
         }

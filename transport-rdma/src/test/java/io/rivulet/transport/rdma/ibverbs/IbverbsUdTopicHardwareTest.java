@@ -6,13 +6,13 @@ import io.rivulet.Rivulet;
 import io.rivulet.counters.CounterTypes;
 import io.rivulet.counters.NodeDirectory;
 import io.rivulet.counters.NodeFile;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.TestTime;
 import io.rivulet.topic.Publication;
 import io.rivulet.topic.TopicMessage;
 import io.rivulet.topic.TopicOptions;
 import io.rivulet.transport.rdma.HardwareRdma;
 import io.rivulet.transport.rdma.RdmaTransport;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -24,15 +24,13 @@ import reactor.core.publisher.BaseSubscriber;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -96,7 +94,7 @@ class IbverbsUdTopicHardwareTest
         final Connection connection = subscriberNode.connect(bound).block(TestTime.seconds(30));
         final Checker checker = new Checker();
         connection.subscribe("md.hw").subscribe(checker);
-        await("subscribed", TestTime.nanos(30, TimeUnit.SECONDS), () -> publication.subscriberCount() == 1);
+        Await.until(TestTime.seconds(30), () -> publication.subscriberCount() == 1, () -> "subscribed");
 
         final UnsafeBuffer message = new UnsafeBuffer(new byte[LONG_MESSAGE]);
         final long offerTimeoutNs = TestTime.nanos(30, TimeUnit.SECONDS);
@@ -106,16 +104,16 @@ class IbverbsUdTopicHardwareTest
             message.setMemory(0, length, (byte)sequence);
             message.putInt(0, sequence);
             final int current = sequence;
-            await(() -> "offer " + current + " (delivered up to " + checker.last + "; " + udCounters() + ")",
-                offerTimeoutNs,
-                () -> publication.offer(message, 0, length) == current || !checker.problems.isEmpty());
+            Await.until(Duration.ofNanos(offerTimeoutNs),
+                () -> publication.offer(message, 0, length) == current || !checker.problems.isEmpty(),
+                () -> "offer " + current + " (delivered up to " + checker.last + "; " + udCounters() + ")");
             if (!checker.problems.isEmpty())
             {
                 break;
             }
         }
-        await(() -> "every message delivered (up to " + checker.last + " of " + COUNT + "; " + udCounters() + ")",
-            TestTime.nanos(60, TimeUnit.SECONDS), () -> checker.last == COUNT || !checker.problems.isEmpty());
+        Await.until(TestTime.seconds(60), () -> checker.last == COUNT || !checker.problems.isEmpty(),
+            () -> "every message delivered (up to " + checker.last + " of " + COUNT + "; " + udCounters() + ")");
 
         assertThat(checker.problems).as(() -> "delivered up to " + checker.last + "; " + udCounters()).isEmpty();
         assertThat(checker.last).isEqualTo(COUNT);
@@ -125,8 +123,8 @@ class IbverbsUdTopicHardwareTest
             // The data took the UD path (one per connection and node), whose ACKs came back over UD too.
             assertThat(publisherFile.counters(CounterTypes.UD_CWND)).hasSize(1);
             assertThat(subscriberFile.counters(CounterTypes.UD_CWND)).hasSize(1);
-            await("the publisher's UD round trip sampled", TestTime.nanos(5, TimeUnit.SECONDS),
-                () -> publisherFile.sum(CounterTypes.UD_RTT_NS) > 0);
+            Await.until(TestTime.seconds(5), () -> publisherFile.sum(CounterTypes.UD_RTT_NS) > 0,
+                () -> "the publisher's UD round trip sampled");
         }
         assertThat(errors).isEmpty();
     }
@@ -175,26 +173,6 @@ class IbverbsUdTopicHardwareTest
     {
         // Mostly small (several frames share a datagram); every 101st longer than any UD MTU.
         return sequence % 101 == 0 ? LONG_MESSAGE - sequence % 7 : 16 + sequence % 200;
-    }
-
-    private static void await(final String what, final long timeoutNs, final BooleanSupplier condition)
-    {
-        await(() -> what, timeoutNs, condition);
-    }
-
-    private static void await(final Supplier<String> what, final long timeoutNs, final BooleanSupplier condition)
-    {
-        final BackoffIdleStrategy idle = new BackoffIdleStrategy(10, 10, TimeUnit.MICROSECONDS.toNanos(10),
-            TimeUnit.MILLISECONDS.toNanos(1));
-        final long deadlineNs = System.nanoTime() + timeoutNs;
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                fail("timed out after " + TimeUnit.NANOSECONDS.toSeconds(timeoutNs) + " s waiting until " + what.get());
-            }
-            idle.idle();
-        }
     }
 
     /** Checks each item as it arrives: DATA in order from 1, each with the bytes its sequence implies. */

@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma.soft;
 
+import io.rivulet.tck.Await;
 import io.rivulet.transport.rdma.soft.SoftTestSupport.Mode;
 import io.rivulet.transport.rdma.soft.SoftTestSupport.RcPair;
 import io.rivulet.transport.rdma.verbs.Access;
@@ -28,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -872,23 +874,18 @@ class SoftRcQueuePairTest
 
     private static void awaitFailure(final CmConnection connection)
     {
-        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-        while (true)
+        Await.value(Duration.ofNanos(TIMEOUT_NS), () ->
         {
             try
             {
                 assertThat(connection.poll()).isNull();
+                return null;
             }
             catch (final IOException expected)
             {
-                return;
+                return expected;
             }
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new AssertionError("connection did not fail");
-            }
-            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
-        }
+        }, () -> "the connection to fail");
     }
 
     private static void post(final QueuePair qp, final SendWorkRequest request) throws IOException

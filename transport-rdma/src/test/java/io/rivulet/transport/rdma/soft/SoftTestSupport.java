@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma.soft;
 
+import io.rivulet.tck.Await;
 import io.rivulet.transport.rdma.verbs.Access;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
@@ -16,6 +17,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -49,31 +51,15 @@ final class SoftTestSupport
     /** Polls until the condition holds; fails after {@link #TIMEOUT_NS}. */
     static void await(final BooleanSupplier condition, final String what)
     {
-        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100));
-        }
+        Await.until(Duration.ofNanos(TIMEOUT_NS), condition::getAsBoolean, () -> what);
     }
 
     /** @return a copy of the next completion; fails after {@link #TIMEOUT_NS}. */
     static WorkCompletion pollOne(final CompletionQueue cq) throws IOException
     {
         final WorkCompletion[] completions = { new WorkCompletion() };
-        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-        while (cq.poll(completions) == 0)
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new AssertionError("timed out waiting for a completion");
-            }
-            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
-        }
-        return completions[0];
+        return Await.value(Duration.ofNanos(TIMEOUT_NS), () -> cq.poll(completions) == 0 ? null : completions[0],
+            () -> "a completion");
     }
 
     /** Polls for {@code waitNs} and fails if anything completes. */

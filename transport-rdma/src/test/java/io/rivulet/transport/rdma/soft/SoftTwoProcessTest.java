@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma.soft;
 
+import io.rivulet.tck.Await;
 import io.rivulet.transport.rdma.soft.SoftTestSupport.Device;
 import io.rivulet.transport.rdma.verbs.Access;
 import io.rivulet.transport.rdma.verbs.CmConnection;
@@ -19,12 +20,12 @@ import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import static io.rivulet.transport.rdma.soft.SoftRcQueuePairTest.fill;
 import static io.rivulet.transport.rdma.soft.SoftRcQueuePairTest.slice;
@@ -87,12 +88,8 @@ class SoftTwoProcessTest
                 final ReceiveWorkRequest receive = new ReceiveWorkRequest();
                 final QueuePair qp = connection.queuePair();
                 qp.postReceive(receive.set(1, local.address() + 8192, 4096, local.lkey()));
-                final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(STARTUP_TIMEOUT_SECONDS);
-                while (connection.poll() == null)
-                {
-                    assertThat(System.nanoTime() - deadlineNs).as("connection set-up time").isNegative();
-                    LockSupport.parkNanos(100_000);
-                }
+                Await.until(Duration.ofSeconds(STARTUP_TIMEOUT_SECONDS), () -> connection.poll() != null,
+                    () -> "the connection set up");
                 final SendWorkRequest send = new SendWorkRequest();
 
                 // READ the whole exposed region: the other process's NIC thread serves it.

@@ -1,6 +1,7 @@
 package io.rivulet.transport.rdma.ud;
 
 import io.rivulet.spi.DatagramEndpoint;
+import io.rivulet.tck.Await;
 import io.rivulet.tck.TestTime;
 import io.rivulet.transport.rdma.soft.SoftFabric;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
@@ -25,6 +26,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +34,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -100,15 +101,7 @@ class UdDatagramEndpointTest
 
     static void await(final BooleanSupplier condition, final String what)
     {
-        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
-        }
+        Await.until(Duration.ofNanos(TIMEOUT_NS), condition::getAsBoolean, () -> what);
     }
 
     private void runQueued()

@@ -10,6 +10,12 @@ import io.rivulet.Server;
 import io.rivulet.engine.EngineCounters;
 import org.HdrHistogram.Histogram;
 import org.reactivestreams.Subscription;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -21,6 +27,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -36,24 +43,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Run it with {@code ./rivulet-demo} from the repository root.
  */
-public final class Demo
+@Command(name = "rivulet-demo", mixinStandardHelpOptions = true, versionProvider = SampleCli.Version.class,
+    description = {"Starts a server node and a client node in one JVM and runs fire-and-forget, request-response, " +
+        "request-stream with back-pressure, request-channel, a remote error, a 4 MiB fragmented message and a " +
+        "latency measurement between them. Also runs as `rivulet-demo demo`."},
+    footer = {"", "Engine settings can also be given as rivulet.* system properties (README.md)."})
+public final class Demo implements Callable<Integer>
 {
-    static final String USAGE = String.join("\n",
-        "usage: rivulet-demo [demo] [--transport NAME] [--threading SHARED|DEDICATED] [--idle STRATEGY]",
-        "                    [--round-trips N]",
-        "",
-        "Starts a server node and a client node in one JVM and runs fire-and-forget, request-response,",
-        "request-stream with back-pressure, request-channel, a remote error, a 4 MiB fragmented message",
-        "and a latency measurement between them.",
-        "",
-        "  --transport NAME      transport to use (default: rivulet.transport or tcp)",
-        "  --threading MODE      engine threads per node: SHARED (1, default) or DEDICATED (2)",
-        "  --idle STRATEGY       engine idle strategy: backoff (default), busy, yield, sleep, noop",
-        "  --round-trips N       request-response round trips to measure (default 20000)",
-        "  --help                show this text",
-        "",
-        "Engine settings can also be given as rivulet.* system properties (see README.md).");
-
     private static final Duration STEP_TIMEOUT = Duration.ofSeconds(10);
     /** The whole demo must finish well within a minute even on a small machine. */
     private static final long WATCHDOG_MS = TimeUnit.SECONDS.toMillis(50);
@@ -70,30 +66,36 @@ public final class Demo
     private final List<String> engineErrors = new CopyOnWriteArrayList<>();
     private final BlockingQueue<Message> fireAndForgetReceived = new ArrayBlockingQueue<>(16);
     private final List<Long> streamDemandSeenByServer = new CopyOnWriteArrayList<>();
-    private final int roundTrips;
-    private final Args args;
     private final DemoSteps steps = new DemoSteps("DEMO", out, engineErrors, "the engines");
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    EngineOptions engine;
+
+    @Option(names = "--round-trips", paramLabel = "N", defaultValue = "20000",
+        description = "request-response round trips to measure (default ${DEFAULT-VALUE})")
+    int roundTrips;
 
     private Rivulet server;
     private Rivulet client;
     private Connection connection;
 
-    private Demo(final Args args)
-    {
-        this.args = args;
-        this.roundTrips = args.integer("round-trips", 20_000, 1, 10_000_000);
-        args.context(); // reports a bad option or rivulet.* property before anything starts
-    }
-
+    /** Runs the demo with the command line's options and exits with its code. */
     public static void main(final String[] argv)
     {
-        final Args args = new Args("rivulet-demo", USAGE, argv, "transport", "threading", "idle", "round-trips");
-        if (args.help())
-        {
-            args.printUsage();
-            return;
-        }
-        new Demo(args).run();
+        System.exit(SampleCli.execute(new Demo(), argv));
+    }
+
+    /** @return 0 when every step passed; a failed step exits 1 from the step itself. */
+    @Override
+    public Integer call()
+    {
+        SampleCli.checkRange(spec, "--round-trips", roundTrips, 1, 10_000_000);
+        engine.context(); // reports a bad option or rivulet.* property before anything starts
+        run();
+        return 0;
     }
 
     private void run()
@@ -397,15 +399,20 @@ public final class Demo
 
     private Rivulet launch(final String role)
     {
-        final Rivulet.Context context = args.context()
-            .errorHandler(error -> engineErrors.add(role + ": " + error));
+        final Rivulet.Context context;
         try
         {
+            context = engine.context().errorHandler(error -> engineErrors.add(role + ": " + error));
             return Rivulet.launch(context);
+        }
+        catch (final ParameterException ex)
+        {
+            SampleCli.exitWithUsageError(spec, ex.getMessage());
+            throw ex;
         }
         catch (final ConfigurationException ex)
         {
-            args.fail("bad configuration: " + ex.getMessage());
+            SampleCli.exitWithUsageError(spec, "bad configuration: " + ex.getMessage());
             throw ex;
         }
     }

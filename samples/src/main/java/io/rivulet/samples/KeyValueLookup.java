@@ -10,12 +10,18 @@ import io.rivulet.region.RegionAccess;
 import io.rivulet.region.RemoteRegion;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import reactor.core.publisher.Mono;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,24 +41,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link RemoteRegion#readBatch} (all in flight together) and follows probe chains with further reads.
  * Exits 0 when every lookup returned what the server stored.
  */
-public final class KeyValueLookup
+@Command(name = "rivulet-demo kv", mixinStandardHelpOptions = true, versionProvider = SampleCli.Version.class,
+    description = "A remote key-value lookup: the server exposes a hash table as a read-only region and the client " +
+        "finds values with one-sided reads of its buckets (RDMA: the server's CPU does nothing; TCP: its engine " +
+        "serves the reads). Both nodes run in this JVM.")
+public final class KeyValueLookup implements Callable<Integer>
 {
-    static final String USAGE = String.join("\n",
-        "usage: rivulet-demo kv [options]",
-        "",
-        "A remote key-value lookup: the server exposes a hash table as a read-only region and the client",
-        "finds values with one-sided reads of its buckets (RDMA: the server's CPU does nothing; TCP: its",
-        "engine serves the reads). Both nodes run in this JVM.",
-        "",
-        "  --entries N             keys the server stores (default 2000)",
-        "  --lookups N             lookups the client makes, a tenth of them for absent keys (default 10000)",
-        "  --batch N               keys looked up per batch of one-sided reads (default 32)",
-        "  --transport NAME        transport (default: rivulet.transport or tcp); rdma uses the soft provider",
-        "                          when no RDMA device is present",
-        "  --threading MODE        engine threads per node: SHARED (default) or DEDICATED",
-        "  --idle STRATEGY         backoff (default), busy, yield, sleep, noop",
-        "  --help                  show this text");
-
     static final long MAGIC = 0x5249_564B_5654_424CL; // "RIVKVTBL"
     static final int HEADER = 64;
     static final int BUCKET = 64;
@@ -64,29 +58,51 @@ public final class KeyValueLookup
 
     private final PrintStream out = System.out;
 
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    EngineOptions engine;
+
+    @Option(names = "--entries", paramLabel = "N", defaultValue = "2000",
+        description = "keys the server stores (default ${DEFAULT-VALUE})")
+    int entries;
+
+    @Option(names = "--lookups", paramLabel = "N", defaultValue = "10000",
+        description = "lookups the client makes, a tenth of them for absent keys (default ${DEFAULT-VALUE})")
+    int lookups;
+
+    @Option(names = "--batch", paramLabel = "N", defaultValue = "32",
+        description = "keys looked up per batch of one-sided reads (default ${DEFAULT-VALUE})")
+    int batch;
+
+    /** Runs the sample with the command line's options and exits with its code. */
     public static void main(final String[] argv)
     {
-        final Args args = new Args("rivulet-demo kv", USAGE, argv, "entries", "lookups", "batch", "transport",
-            "threading", "idle");
-        if (args.help())
-        {
-            args.printUsage();
-            return;
-        }
-        new KeyValueLookup().run(args, args.integer("entries", 2000, 1, 1_000_000),
-            args.integer("lookups", 10_000, 1, 10_000_000), args.integer("batch", 32, 1, 1024));
-        System.exit(0);
+        System.exit(SampleCli.execute(new KeyValueLookup(), argv));
     }
 
-    private void run(final Args args, final int entries, final int lookups, final int batch)
+    /** @return 0 when every lookup returned what the server stored; a failed step exits 1 itself. */
+    @Override
+    public Integer call()
+    {
+        SampleCli.checkRange(spec, "--entries", entries, 1, 1_000_000);
+        SampleCli.checkRange(spec, "--lookups", lookups, 1, 10_000_000);
+        SampleCli.checkRange(spec, "--batch", batch, 1, 1024);
+        engine.context(); // reports a bad option or rivulet.* property before anything starts
+        run();
+        return 0;
+    }
+
+    private void run()
     {
         final List<String> errors = new CopyOnWriteArrayList<>();
         final DemoSteps steps = new DemoSteps("KV DEMO", out, errors, "the engines");
         steps.startWatchdog(TimeUnit.MINUTES.toMillis(5));
         final AtomicLong handlerCalls = new AtomicLong();
         final long startNs = System.nanoTime();
-        try (Rivulet server = Rivulet.launch(args.context().errorHandler(e -> errors.add(String.valueOf(e))));
-             Rivulet client = Rivulet.launch(args.context().errorHandler(e -> errors.add(String.valueOf(e)))))
+        try (Rivulet server = Rivulet.launch(engine.context().errorHandler(e -> errors.add(String.valueOf(e))));
+             Rivulet client = Rivulet.launch(engine.context().errorHandler(e -> errors.add(String.valueOf(e)))))
         {
             out.println("Remote key-value lookup over " + server.context().transport().name() +
                 " (two nodes in this JVM)");

@@ -5,9 +5,15 @@ import io.rivulet.Connection;
 import io.rivulet.Message;
 import io.rivulet.Rivulet;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 
 /**
  * The measuring half of the two-process ping-pong: connects to a {@link Pong}, sends request-response
@@ -16,46 +22,54 @@ import java.util.Locale;
  *
  * <p>Run it with {@code ./rivulet-demo ping --host 127.0.0.1 --port 7070 --count 100000 --size 64}.
  */
-public final class Ping
+@Command(name = "rivulet-demo ping", mixinStandardHelpOptions = true, versionProvider = SampleCli.Version.class,
+    description = "Measures request-response round trips to a running `rivulet-demo pong`.")
+public final class Ping implements Callable<Integer>
 {
-    static final String USAGE = String.join("\n",
-        "usage: rivulet-demo ping [--host HOST] [--port PORT] [--count N] [--size BYTES] [--warmup N]",
-        "                         [--transport NAME] [--threading SHARED|DEDICATED] [--idle STRATEGY]",
-        "",
-        "Measures request-response round trips to a running `rivulet-demo pong`.",
-        "",
-        "  --host HOST           pong's address (default 127.0.0.1)",
-        "  --port PORT           pong's port (default 7070)",
-        "  --count N             round trips to measure (default 100000)",
-        "  --size BYTES          bytes of data in each message (default 32); above one frame (16 KiB",
-        "                        by default) messages are fragmented",
-        "  --warmup N            round trips before measuring, to let the JIT compile (default 10000)",
-        "  --transport NAME      transport to use (default: rivulet.transport or tcp)",
-        "  --threading MODE      engine threads: SHARED (1, default) or DEDICATED (2)",
-        "  --idle STRATEGY       engine idle strategy: backoff (default), busy, yield, sleep, noop",
-        "  --help                show this text");
-
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-    private Ping()
-    {
-    }
+    @Spec
+    CommandSpec spec;
 
+    @Mixin
+    EngineOptions engine;
+
+    @Option(names = "--host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+        description = "pong's address (default ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "7070",
+        description = "pong's port (default ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--count", paramLabel = "N", defaultValue = "100000",
+        description = "round trips to measure (default ${DEFAULT-VALUE})")
+    int count;
+
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "32",
+        description = "bytes of data in each message (default ${DEFAULT-VALUE}); above one frame (16 KiB by " +
+            "default) messages are fragmented")
+    int size;
+
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "10000",
+        description = "round trips before measuring, to let the JIT compile (default ${DEFAULT-VALUE})")
+    int warmup;
+
+    /** Runs ping with the command line's options and exits with its code. */
     public static void main(final String[] argv)
     {
-        final Args args = new Args("rivulet-demo ping", USAGE, argv, "host", "port", "count", "size", "warmup",
-            "transport", "threading", "idle");
-        if (args.help())
-        {
-            args.printUsage();
-            return;
-        }
-        final String host = args.string("host", "127.0.0.1");
-        final int port = args.integer("port", 7070, 1, 65535);
-        final int count = args.integer("count", 100_000, 1, Integer.MAX_VALUE);
-        final int size = args.integer("size", 32, 0, 64 * 1024 * 1024);
-        final int warmup = args.integer("warmup", 10_000, 0, Integer.MAX_VALUE);
-        final Rivulet.Context context = args.context();
+        System.exit(SampleCli.execute(new Ping(), argv));
+    }
+
+    /** @return 0 after the report, 1 when it cannot connect or a round trip fails. */
+    @Override
+    public Integer call()
+    {
+        SampleCli.checkRange(spec, "--port", port, 1, 65535);
+        SampleCli.checkRange(spec, "--count", count, 1, Integer.MAX_VALUE);
+        SampleCli.checkRange(spec, "--size", size, 0, 64 * 1024 * 1024);
+        SampleCli.checkRange(spec, "--warmup", warmup, 0, Integer.MAX_VALUE);
+        final Rivulet.Context context = engine.context();
 
         final Rivulet node;
         try
@@ -64,20 +78,17 @@ public final class Ping
         }
         catch (final ConfigurationException ex)
         {
-            args.fail("bad configuration: " + ex.getMessage());
-            return;
+            throw engine.usageError("bad configuration: " + ex.getMessage());
         }
         final String address = host + ":" + port;
-        int exitCode = 0;
         try
         {
-            exitCode = run(node, address, count, size, warmup);
+            return run(node, address, count, size, warmup);
         }
         finally
         {
             node.close();
         }
-        System.exit(exitCode);
     }
 
     private static int run(final Rivulet node, final String address, final int count, final int size, final int warmup)

@@ -6,10 +6,16 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -20,42 +26,43 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Run it with {@code ./rivulet-demo pong --port 7070}, then {@code ./rivulet-demo ping --port 7070}.
  */
-public final class Pong
+@Command(name = "rivulet-demo pong", mixinStandardHelpOptions = true, versionProvider = SampleCli.Version.class,
+    description = "Serves request-response echo for `rivulet-demo ping`, and counts fire-and-forget messages.")
+public final class Pong implements Callable<Integer>
 {
-    static final String USAGE = String.join("\n",
-        "usage: rivulet-demo pong [--host HOST] [--port PORT] [--duration SECONDS]",
-        "                         [--transport NAME] [--threading SHARED|DEDICATED] [--idle STRATEGY]",
-        "",
-        "Serves request-response echo for `rivulet-demo ping`, and counts fire-and-forget messages.",
-        "",
-        "  --host HOST           address to listen on (default 127.0.0.1)",
-        "  --port PORT           port to listen on, 0 for any free port (default 7070)",
-        "  --duration SECONDS    stop after this long (default 0: run until Ctrl-C)",
-        "  --transport NAME      transport to use (default: rivulet.transport or tcp)",
-        "  --threading MODE      engine threads: SHARED (1, default) or DEDICATED (2)",
-        "  --idle STRATEGY       engine idle strategy: backoff (default), busy, yield, sleep, noop;",
-        "                        busy gives the lowest latency at the cost of a spinning core",
-        "  --help                show this text");
-
     private static final long REPORT_INTERVAL_MS = TimeUnit.SECONDS.toMillis(5);
 
-    private Pong()
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    EngineOptions engine;
+
+    @Option(names = "--host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+        description = "address to listen on (default ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "7070",
+        description = "port to listen on, 0 for any free port (default ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+        description = "stop after this long; 0 runs until Ctrl-C (default ${DEFAULT-VALUE})")
+    int durationSeconds;
+
+    /** Runs pong with the command line's options and exits with its code. */
+    public static void main(final String[] argv)
     {
+        System.exit(SampleCli.execute(new Pong(), argv));
     }
 
-    public static void main(final String[] argv) throws InterruptedException
+    /** @return 0 after --duration seconds, 1 when it cannot bind. */
+    @Override
+    public Integer call() throws InterruptedException
     {
-        final Args args = new Args("rivulet-demo pong", USAGE, argv, "host", "port", "duration", "transport",
-            "threading", "idle");
-        if (args.help())
-        {
-            args.printUsage();
-            return;
-        }
-        final String host = args.string("host", "127.0.0.1");
-        final int port = args.integer("port", 7070, 0, 65535);
-        final int durationSeconds = args.integer("duration", 0, 0, Integer.MAX_VALUE);
-        final Rivulet.Context context = args.context();
+        SampleCli.checkRange(spec, "--port", port, 0, 65535);
+        SampleCli.checkRange(spec, "--duration", durationSeconds, 0, Integer.MAX_VALUE);
+        final Rivulet.Context context = engine.context();
 
         final AtomicLong requests = new AtomicLong();
         final AtomicLong fireAndForgets = new AtomicLong();
@@ -77,8 +84,7 @@ public final class Pong
         }
         catch (final ConfigurationException ex)
         {
-            args.fail("bad configuration: " + ex.getMessage());
-            return;
+            throw engine.usageError("bad configuration: " + ex.getMessage());
         }
         final Server server;
         try
@@ -89,8 +95,7 @@ public final class Pong
         {
             System.err.println("pong: " + ex.getMessage());
             node.close();
-            System.exit(1);
-            return;
+            return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(node::close, "pong-shutdown"));
 
@@ -119,5 +124,6 @@ public final class Pong
         System.out.printf(Locale.ROOT, "pong: stopping after %d s; served %,d request-responses, %,d fire-and-forgets%n",
             durationSeconds, requests.get(), fireAndForgets.get());
         node.close();
+        return 0;
     }
 }

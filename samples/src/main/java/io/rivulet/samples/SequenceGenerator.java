@@ -6,6 +6,11 @@ import io.rivulet.Responder;
 import io.rivulet.region.ExposedRegion;
 import io.rivulet.region.RegionAccess;
 import io.rivulet.region.RemoteRegion;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import reactor.core.publisher.Flux;
 
 import java.io.PrintStream;
@@ -13,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,44 +32,58 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Exits 0 when the ids taken are exactly 0 .. n-1, each once, and the counter holds n.
  */
-public final class SequenceGenerator
+@Command(name = "rivulet-demo sequence", mixinStandardHelpOptions = true,
+    versionProvider = SampleCli.Version.class,
+    description = "A distributed sequence generator: client nodes take ids from a counter on a server node with " +
+        "remote fetch-and-add (RDMA: one-sided, the server's CPU does nothing; TCP: the server's engine applies " +
+        "them). Checks that every id was handed out exactly once. All nodes run in this JVM.")
+public final class SequenceGenerator implements Callable<Integer>
 {
-    static final String USAGE = String.join("\n",
-        "usage: rivulet-demo sequence [options]",
-        "",
-        "A distributed sequence generator: client nodes take ids from a counter on a server node with",
-        "remote fetch-and-add (RDMA: one-sided, the server's CPU does nothing; TCP: the server's engine",
-        "applies them). Checks that every id was handed out exactly once. All nodes run in this JVM.",
-        "",
-        "  --clients N             client nodes (default 2)",
-        "  --threads N             threads per client node (default 2)",
-        "  --ids N                 ids each thread takes one at a time (default 10000)",
-        "  --block N               ids per block in the block-reservation step (default 100)",
-        "  --transport NAME        transport (default: rivulet.transport or tcp); rdma uses the soft provider",
-        "                          when no RDMA device is present",
-        "  --threading MODE        engine threads per node: SHARED (default) or DEDICATED",
-        "  --idle STRATEGY         backoff (default), busy, yield, sleep, noop",
-        "  --help                  show this text");
-
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
     private final PrintStream out = System.out;
 
-    public static void main(final String[] argv) throws Exception
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    EngineOptions engine;
+
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "2",
+        description = "client nodes (default ${DEFAULT-VALUE})")
+    int clients;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "2",
+        description = "threads per client node (default ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "--ids", paramLabel = "N", defaultValue = "10000",
+        description = "ids each thread takes one at a time (default ${DEFAULT-VALUE})")
+    int ids;
+
+    @Option(names = "--block", paramLabel = "N", defaultValue = "100",
+        description = "ids per block in the block-reservation step (default ${DEFAULT-VALUE})")
+    int block;
+
+    /** Runs the sample with the command line's options and exits with its code. */
+    public static void main(final String[] argv)
     {
-        final Args args = new Args("rivulet-demo sequence", USAGE, argv, "clients", "threads", "ids", "block",
-            "transport", "threading", "idle");
-        if (args.help())
-        {
-            args.printUsage();
-            return;
-        }
-        new SequenceGenerator().run(args, args.integer("clients", 2, 1, 16), args.integer("threads", 2, 1, 32),
-            args.integer("ids", 10_000, 1, 1_000_000), args.integer("block", 100, 1, 1_000_000));
-        System.exit(0);
+        System.exit(SampleCli.execute(new SequenceGenerator(), argv));
     }
 
-    private void run(final Args args, final int clients, final int threads, final int ids, final int block)
-        throws Exception
+    /** @return 0 when every id was handed out exactly once; a failed step exits 1 itself. */
+    @Override
+    public Integer call() throws Exception
+    {
+        SampleCli.checkRange(spec, "--clients", clients, 1, 16);
+        SampleCli.checkRange(spec, "--threads", threads, 1, 32);
+        SampleCli.checkRange(spec, "--ids", ids, 1, 1_000_000);
+        SampleCli.checkRange(spec, "--block", block, 1, 1_000_000);
+        engine.context(); // reports a bad option or rivulet.* property before anything starts
+        run();
+        return 0;
+    }
+
+    private void run() throws Exception
     {
         final List<String> errors = new CopyOnWriteArrayList<>();
         final DemoSteps steps = new DemoSteps("SEQUENCE DEMO", out, errors, "the engines");
@@ -73,7 +93,7 @@ public final class SequenceGenerator
         final ExecutorService pool = Executors.newFixedThreadPool(clients * threads);
         try
         {
-            final Rivulet server = launch(args, errors, nodes);
+            final Rivulet server = launch(errors, nodes);
             out.println("Distributed sequence generator over " + server.context().transport().name() + ": " +
                 clients + " client nodes x " + threads + " threads, all in this JVM");
             final ExposedRegion counter = server.exposeRegion("sequence", 8, RegionAccess.ATOMIC);
@@ -81,7 +101,7 @@ public final class SequenceGenerator
             final List<RemoteRegion> regions = new ArrayList<>();
             for (int c = 0; c < clients; c++)
             {
-                regions.add(launch(args, errors, nodes).connect(bound.localAddress()).block(TIMEOUT)
+                regions.add(launch(errors, nodes).connect(bound.localAddress()).block(TIMEOUT)
                     .remoteRegion("sequence").block(TIMEOUT));
             }
             out.println("   counter: region 'sequence', 8 bytes, " + regions.get(0).access() + ", " +
@@ -159,9 +179,9 @@ public final class SequenceGenerator
         return posted;
     }
 
-    private static Rivulet launch(final Args args, final List<String> errors, final List<Rivulet> nodes)
+    private Rivulet launch(final List<String> errors, final List<Rivulet> nodes)
     {
-        final Rivulet node = Rivulet.launch(args.context().errorHandler(e -> errors.add(String.valueOf(e))));
+        final Rivulet node = Rivulet.launch(engine.context().errorHandler(e -> errors.add(String.valueOf(e))));
         nodes.add(node);
         return node;
     }

@@ -18,15 +18,21 @@ import io.rivulet.samples.actors.PricingMessages.PricingRequest;
 import io.rivulet.samples.actors.PricingMessages.Quote;
 import io.rivulet.samples.actors.PricingMessages.QuoteRequest;
 import io.rivulet.samples.actors.PricingMessages.QuoteSubscription;
+import io.rivulet.samples.SampleCli;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 import reactor.core.publisher.Mono;
 
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -43,24 +49,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ActorsDemo
 {
-    static final String USAGE = String.join("\n",
-        "usage: rivulet-demo actors [--transport NAME] [--quotes N]",
-        "       rivulet-demo actors --role pricing [--bind HOST:PORT] [--transport NAME]",
-        "       rivulet-demo actors --role orders --pricing rivulet://HOST:PORT/pricing [--orders N] [--transport NAME]",
-        "",
-        "A pricing service and an order service as actors on two nodes. Without --role both nodes run in this",
-        "JVM, over the network stack on 127.0.0.1, and the demo shows tells, asks, a stream reply with",
-        "back-pressure, a supervised restart and death watch. With --role each service runs in its own process:",
-        "start the pricing node, then an orders node pointing at the path it prints.",
-        "",
-        "  --transport NAME   transport to use (default: rivulet.transport or tcp)",
-        "  --quotes N         quotes the feed tells the pricing actor in step 3 (default 100000)",
-        "  --role ROLE        pricing or orders: one service in this process",
-        "  --bind HOST:PORT   address of this node's actor system (default 127.0.0.1:7071 for pricing, :0 otherwise)",
-        "  --pricing PATH     path of the pricing actor, for --role orders",
-        "  --orders N         orders to place, for --role orders (default 5)",
-        "  --help             show this text");
-
     private static final Duration STEP_TIMEOUT = Duration.ofSeconds(10);
     private static final long WATCHDOG_MS = TimeUnit.SECONDS.toMillis(50);
     private static final Map<String, Long> OPENING = new LinkedHashMap<>();
@@ -73,7 +61,7 @@ public final class ActorsDemo
     }
 
     private final PrintStream out = System.out;
-    private final Map<String, String> options;
+    private final Options options;
     private final List<String> actorErrors = new CopyOnWriteArrayList<>();
     private final AtomicLong outOfOrder = new AtomicLong();
     private final List<Long> streamAsked = new CopyOnWriteArrayList<>();
@@ -90,34 +78,15 @@ public final class ActorsDemo
     private ActorRef<Order> orders;
     private final CompletableFuture<Terminated> pricingTerminated = new CompletableFuture<>();
 
-    private ActorsDemo(final Map<String, String> options)
+    private ActorsDemo(final Options options)
     {
         this.options = options;
     }
 
-    public static void main(final String[] argv) throws Exception
+    /** Runs the sample with the command line's options and exits with its code. */
+    public static void main(final String[] argv)
     {
-        final Map<String, String> options = parse(argv);
-        if (options.containsKey("help"))
-        {
-            System.out.println(USAGE);
-            return;
-        }
-        final String role = options.getOrDefault("role", "both");
-        switch (role)
-        {
-            case "both":
-                new ActorsDemo(options).run();
-                break;
-            case "pricing":
-                runPricing(options);
-                break;
-            case "orders":
-                runOrders(options);
-                break;
-            default:
-                usageError("--role must be pricing or orders, got '" + role + "'");
-        }
+        System.exit(SampleCli.execute(new Options(), argv));
     }
 
     private void run()
@@ -211,7 +180,7 @@ public final class ActorsDemo
 
     private void manyTells()
     {
-        final int count = integer("quotes", 100_000);
+        final int count = options.quotes;
         final Quote before = ask(pricingFromClient.ask(new QuoteRequest("EURUSD"), Quote.class, STEP_TIMEOUT));
         final long startNs = System.nanoTime();
         for (int i = 1; i <= count; i++)
@@ -321,9 +290,9 @@ public final class ActorsDemo
 
     // ------------------------------------------------------------------------- one service per process
 
-    private static void runPricing(final Map<String, String> options) throws InterruptedException
+    private static void runPricing(final Options options) throws InterruptedException
     {
-        final String bind = options.getOrDefault("bind", "127.0.0.1:7071");
+        final String bind = options.bind("127.0.0.1:7071");
         try (Rivulet node = launchNode(options);
              ActorSystem actors = ActorSystem.launch(node, PricingMessages.register(new ActorSystem.Context())
                  .bindAddress(bind)))
@@ -337,17 +306,13 @@ public final class ActorsDemo
         }
     }
 
-    private static void runOrders(final Map<String, String> options)
+    private static void runOrders(final Options options)
     {
-        final String pricingPath = options.get("pricing");
-        if (pricingPath == null)
-        {
-            usageError("--role orders needs --pricing rivulet://HOST:PORT/pricing");
-        }
-        final int count = integerOption(options, "orders", 5);
+        final String pricingPath = options.pricing;
+        final int count = options.orders;
         try (Rivulet node = launchNode(options);
              ActorSystem actors = ActorSystem.launch(node, PricingMessages.register(new ActorSystem.Context())
-                 .bindAddress(options.getOrDefault("bind", "127.0.0.1:0"))))
+                 .bindAddress(options.bind("127.0.0.1:0"))))
         {
             final ActorRef<PricingRequest> pricing = actors.lookup(pricingPath, PricingRequest.class);
             final ActorRef<OrderCommand> orders = actors.spawn("orders", OrderService.behavior(pricing, STEP_TIMEOUT));
@@ -371,20 +336,12 @@ public final class ActorsDemo
             .errorHandler(error -> actorErrors.add(String.valueOf(error.getMessage())));
     }
 
-    private static Rivulet launchNode(final Map<String, String> options)
+    private static Rivulet launchNode(final Options options)
     {
         final Rivulet.Context context = new Rivulet.Context().threadingMode(ThreadingMode.SHARED);
-        final String transport = options.get("transport");
-        if (transport != null)
+        if (options.transport != null)
         {
-            try
-            {
-                context.transport(Transports.byName(transport));
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                usageError(ex.getMessage());
-            }
+            context.transport(Transports.byName(options.transport));
         }
         return Rivulet.launch(context);
     }
@@ -394,67 +351,6 @@ public final class ActorsDemo
         final T value = reply.block(STEP_TIMEOUT);
         check(value != null, "no reply");
         return value;
-    }
-
-    private int integer(final String name, final int defaultValue)
-    {
-        return integerOption(options, name, defaultValue);
-    }
-
-    private static int integerOption(final Map<String, String> options, final String name, final int defaultValue)
-    {
-        final String text = options.get(name);
-        if (text == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            final int value = Integer.parseInt(text.replace("_", ""));
-            if (value < 1)
-            {
-                usageError("--" + name + " must be positive, got " + value);
-            }
-            return value;
-        }
-        catch (final NumberFormatException ex)
-        {
-            usageError("--" + name + " expects a whole number, got '" + text + "'");
-            return defaultValue;
-        }
-    }
-
-    private static Map<String, String> parse(final String[] argv)
-    {
-        final List<String> known = List.of("transport", "quotes", "role", "bind", "pricing", "orders");
-        final Map<String, String> options = new LinkedHashMap<>();
-        final List<String> args = new ArrayList<>(List.of(argv));
-        for (int i = 0; i < args.size(); i++)
-        {
-            final String arg = args.get(i);
-            if ("--help".equals(arg) || "-h".equals(arg))
-            {
-                options.put("help", "");
-                continue;
-            }
-            if (!arg.startsWith("--") || !known.contains(arg.substring(2)))
-            {
-                usageError("unknown option '" + arg + "'");
-            }
-            if (i + 1 >= args.size())
-            {
-                usageError("option '" + arg + "' needs a value");
-            }
-            options.put(arg.substring(2), args.get(++i));
-        }
-        return options;
-    }
-
-    private static void usageError(final String problem)
-    {
-        System.err.println("rivulet-demo actors: " + problem);
-        System.err.println(USAGE);
-        System.exit(2);
     }
 
     private void row(final String label, final Object pricingValue, final Object ordersValue, final Object clientValue)
@@ -476,5 +372,91 @@ public final class ActorsDemo
     private void fail(final String step, final Throwable cause)
     {
         steps.fail(step, cause);
+    }
+
+    /** The sample's command line; running it runs the sample. */
+    @Command(name = "rivulet-demo actors", mixinStandardHelpOptions = true, versionProvider = SampleCli.Version.class,
+        customSynopsis = {
+            "rivulet-demo actors [--transport=NAME] [--quotes=N]",
+            "       rivulet-demo actors --role=pricing [--bind=HOST:PORT] [--transport=NAME]",
+            "       rivulet-demo actors --role=orders --pricing=rivulet://HOST:PORT/pricing",
+            "                           [--orders=N] [--transport=NAME]"},
+        description = "A pricing service and an order service as actors on two nodes. Without --role both nodes " +
+            "run in this JVM, over the network stack on 127.0.0.1, and the demo shows tells, asks, a stream reply " +
+            "with back-pressure, a supervised restart and death watch. With --role each service runs in its own " +
+            "process: start the pricing node, then an orders node pointing at the path it prints.")
+    static final class Options implements Callable<Integer>
+    {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--transport", paramLabel = "NAME",
+            description = "transport to use (default: rivulet.transport, else tcp)")
+        String transport;
+
+        @Option(names = "--quotes", paramLabel = "N", defaultValue = "100000",
+            description = "quotes the feed tells the pricing actor in step 3 (default ${DEFAULT-VALUE})")
+        int quotes;
+
+        @Option(names = "--role", paramLabel = "ROLE",
+            description = "pricing or orders: one service in this process (default: both, in this JVM)")
+        String role;
+
+        @Option(names = "--bind", paramLabel = "HOST:PORT",
+            description = "address of this node's actor system (default: for pricing 127.0.0.1:7071, " +
+                "else 127.0.0.1:0)")
+        String bind;
+
+        @Option(names = "--pricing", paramLabel = "PATH", description = "path of the pricing actor, for --role orders")
+        String pricing;
+
+        @Option(names = "--orders", paramLabel = "N", defaultValue = "5",
+            description = "orders to place, for --role orders (default ${DEFAULT-VALUE})")
+        int orders;
+
+        /** @return 0 when the demo passed or a service stopped; a failed step exits 1 itself. */
+        @Override
+        public Integer call() throws Exception
+        {
+            SampleCli.checkRange(spec, "--quotes", quotes, 1, Integer.MAX_VALUE);
+            SampleCli.checkRange(spec, "--orders", orders, 1, Integer.MAX_VALUE);
+            if (transport != null)
+            {
+                try
+                {
+                    Transports.byName(transport);
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new ParameterException(spec.commandLine(), "--transport: " + ex.getMessage());
+                }
+            }
+            final String mode = role == null ? "both" : role;
+            switch (mode)
+            {
+                case "both":
+                    new ActorsDemo(this).run();
+                    return 0;
+                case "pricing":
+                    runPricing(this);
+                    return 0;
+                case "orders":
+                    if (pricing == null)
+                    {
+                        throw new ParameterException(spec.commandLine(),
+                            "--role orders needs --pricing rivulet://HOST:PORT/pricing");
+                    }
+                    runOrders(this);
+                    return 0;
+                default:
+                    throw new ParameterException(spec.commandLine(),
+                        "--role must be pricing or orders, got '" + role + "'");
+            }
+        }
+
+        String bind(final String defaultAddress)
+        {
+            return bind == null ? defaultAddress : bind;
+        }
     }
 }

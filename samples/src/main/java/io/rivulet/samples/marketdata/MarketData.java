@@ -4,21 +4,25 @@ import io.rivulet.Connection;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
-import io.rivulet.ThreadingMode;
-import io.rivulet.Transports;
+import io.rivulet.samples.EngineOptions;
+import io.rivulet.samples.SampleCli;
 import io.rivulet.topic.Publication;
 import io.rivulet.topic.SlowConsumerPolicy;
 import io.rivulet.topic.TopicClaim;
 import io.rivulet.topic.TopicOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -39,33 +43,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class MarketData
 {
-    static final String USAGE = String.join("\n",
-        "usage: rivulet-demo marketdata [--mode all|publisher|subscriber] [options]",
-        "",
-        "One publisher of SBE quotes and trades on many instruments, several subscribers with wildcard",
-        "subscriptions and one deliberately slow subscriber; prints rate, latency percentiles and gaps.",
-        "",
-        "  --mode MODE             all (default: everything in this JVM), publisher, or subscriber",
-        "  --instruments N         instruments, half FX and half equities (default 64)",
-        "  --messages N            messages to publish, a fifth of them trades (default 150000)",
-        "  --rate N                messages per second, 0 for as fast as possible (default 50000)",
-        "  --subscribers N         fast subscribers (default 4)",
-        "  --slow N                slow subscribers on md.quotes.* (default 1; subscriber mode: 1 = be slow)",
-        "  --quotes-policy P       CONFLATE (default), DROP_SLOW or BLOCK for the quotes topics",
-        "  --host HOST             publisher address (default 127.0.0.1)",
-        "  --port PORT             publisher port (default 0 = any in mode all, 7071 otherwise)",
-        "  --pattern P             subscriber mode: the pattern to subscribe to (default md.>)",
-        "  --wait-for N            publisher mode: subscriber connections to wait for (default 1)",
-        "  --transport NAME        transport (default: rivulet.transport or tcp)",
-        "  --threading MODE        engine threads per node: SHARED (default) or DEDICATED",
-        "  --idle STRATEGY         backoff (default), busy, yield, sleep, noop",
-        "  --topic-data WAY        link (default), or datagrams: reliable datagrams over one UD queue pair",
-        "                          per node (rivulet.topicDatagrams; needs --transport rdma on both sides)",
-        "  --help                  show this text",
-        "",
-        "Two processes:  ./rivulet-demo marketdata --mode publisher --port 7071 --wait-for 2",
-        "                ./rivulet-demo marketdata --mode subscriber --port 7071 --pattern 'md.quotes.*'");
-
     static final String[] FAST_PATTERNS = { "md.>", "md.quotes.*", "md.trades.*", "md.*.fx" };
     private static final String[] FX = { "EURUSD", "GBPUSD", "USDJPY", "USDCHF", "AUDUSD", "USDCAD", "NZDUSD",
         "EURGBP", "EURJPY", "GBPJPY" };
@@ -81,27 +58,10 @@ public final class MarketData
         this.options = options;
     }
 
+    /** Runs the sample with the command line's options and exits with its code. */
     public static void main(final String[] argv)
     {
-        final Options options = new Options(argv);
-        if (options.help)
-        {
-            System.out.println(USAGE);
-            return;
-        }
-        final boolean passed;
-        try
-        {
-            passed = new MarketData(options).run();
-        }
-        catch (final RuntimeException ex)
-        {
-            System.out.println("Market data FAILED: " + ex);
-            ex.printStackTrace(System.out);
-            System.exit(1);
-            return;
-        }
-        System.exit(passed ? 0 : 1);
+        System.exit(SampleCli.execute(new Options(), argv));
     }
 
     private boolean run()
@@ -414,84 +374,130 @@ public final class MarketData
         }
     }
 
-    /** The sample's command line: {@code --name value} pairs. */
-    static final class Options
+    /** The sample's command line; running it runs the sample. */
+    @Command(name = "rivulet-demo marketdata", mixinStandardHelpOptions = true,
+        versionProvider = SampleCli.Version.class,
+        description = "One publisher of SBE quotes and trades on many instruments, several subscribers with " +
+            "wildcard subscriptions and one deliberately slow subscriber; prints rate, latency percentiles and gaps.",
+        footer = {"", "Two processes, for example:",
+            "./rivulet-demo marketdata --mode publisher --port 7071 --wait-for 2",
+            "./rivulet-demo marketdata --mode subscriber --port 7071 --pattern 'md.quotes.*'"})
+    static final class Options implements Callable<Integer>
     {
-        final boolean help;
-        final String mode;
-        final int instruments;
-        final int messages;
-        final int rate;
-        final int subscribers;
-        final int slow;
-        final SlowConsumerPolicy quotesPolicy;
-        final String host;
-        private final int port;
-        final String pattern;
-        final int waitFor;
-        private final Map<String, String> values = new LinkedHashMap<>();
+        @Spec
+        CommandSpec spec;
 
-        Options(final String[] argv)
+        @Mixin
+        EngineOptions engine;
+
+        @Option(names = "--mode", paramLabel = "MODE", defaultValue = "all",
+            description = "all (everything in this JVM), publisher, or subscriber (default ${DEFAULT-VALUE})")
+        String mode;
+
+        @Option(names = "--instruments", paramLabel = "N", defaultValue = "64",
+            description = "instruments, half FX and half equities (default ${DEFAULT-VALUE})")
+        int instruments;
+
+        @Option(names = "--messages", paramLabel = "N", defaultValue = "150000",
+            description = "messages to publish, a fifth of them trades (default ${DEFAULT-VALUE})")
+        int messages;
+
+        @Option(names = "--rate", paramLabel = "N", defaultValue = "50000",
+            description = "messages per second, 0 for as fast as possible (default ${DEFAULT-VALUE})")
+        int rate;
+
+        @Option(names = "--subscribers", paramLabel = "N", defaultValue = "4",
+            description = "fast subscribers (default ${DEFAULT-VALUE})")
+        int subscribers;
+
+        @Option(names = "--slow", paramLabel = "N",
+            description = "slow subscribers on md.quotes.* (default 1; subscriber mode: 1 = be slow, default 0)")
+        Integer slowGiven;
+
+        @Option(names = "--quotes-policy", paramLabel = "P", defaultValue = "CONFLATE",
+            description = "CONFLATE, DROP_SLOW or BLOCK for the quotes topics (default ${DEFAULT-VALUE})")
+        String quotesPolicyName;
+
+        @Option(names = "--host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+            description = "publisher address (default ${DEFAULT-VALUE})")
+        String host;
+
+        @Option(names = "--port", paramLabel = "PORT",
+            description = "publisher port (default 0 = any in mode all, 7071 otherwise)")
+        Integer portGiven;
+
+        @Option(names = "--pattern", paramLabel = "P", defaultValue = "md.>",
+            description = "subscriber mode: the pattern to subscribe to (default ${DEFAULT-VALUE})")
+        String pattern;
+
+        @Option(names = "--wait-for", paramLabel = "N", defaultValue = "1",
+            description = "publisher mode: subscriber connections to wait for (default ${DEFAULT-VALUE})")
+        int waitFor;
+
+        @Option(names = "--topic-data", paramLabel = "WAY",
+            description = "link (default: unless rivulet.topicDatagrams is true), or datagrams: reliable datagrams " +
+                "over one UD queue pair per node (needs --transport rdma on both sides)")
+        String topicData;
+
+        int slow;
+        SlowConsumerPolicy quotesPolicy;
+
+        /** @return 0 when every check passed, 1 otherwise. */
+        @Override
+        public Integer call()
         {
-            boolean helpWanted = false;
-            for (int i = 0; i < argv.length; i++)
-            {
-                final String arg = argv[i];
-                if ("--help".equals(arg) || "-h".equals(arg))
-                {
-                    helpWanted = true;
-                    continue;
-                }
-                if (!arg.startsWith("--") || i + 1 >= argv.length)
-                {
-                    usageError("unexpected argument '" + arg + "'" + (arg.startsWith("--") ? " (it needs a value)" : ""));
-                }
-                values.put(arg.substring(2), argv[++i]);
-            }
-            help = helpWanted;
-            mode = string("mode", "all");
             if (!List.of("all", "publisher", "subscriber").contains(mode))
             {
-                usageError("--mode must be all, publisher or subscriber, got '" + mode + "'");
+                throw engine.usageError("--mode must be all, publisher or subscriber, got '" + mode + "'");
             }
-            instruments = integer("instruments", 64, 2, 65_536);
-            messages = integer("messages", 150_000, 1, 100_000_000);
-            rate = integer("rate", 50_000, 0, 100_000_000);
-            subscribers = integer("subscribers", 4, 0, 64);
-            slow = integer("slow", "subscriber".equals(mode) ? 0 : 1, 0, 8);
-            final String policy = string("quotes-policy", "CONFLATE").toUpperCase(Locale.ROOT);
-            SlowConsumerPolicy parsed = SlowConsumerPolicy.CONFLATE;
+            SampleCli.checkRange(spec, "--instruments", instruments, 2, 65_536);
+            SampleCli.checkRange(spec, "--messages", messages, 1, 100_000_000);
+            SampleCli.checkRange(spec, "--rate", rate, 0, 100_000_000);
+            SampleCli.checkRange(spec, "--subscribers", subscribers, 0, 64);
+            slow = slowGiven != null ? slowGiven : "subscriber".equals(mode) ? 0 : 1;
+            SampleCli.checkRange(spec, "--slow", slow, 0, 8);
+            final String policy = quotesPolicyName.toUpperCase(Locale.ROOT);
             try
             {
-                parsed = SlowConsumerPolicy.valueOf(policy);
+                quotesPolicy = SlowConsumerPolicy.valueOf(policy);
             }
             catch (final IllegalArgumentException ex)
             {
-                usageError("--quotes-policy must be CONFLATE, DROP_SLOW or BLOCK, got '" + policy + "'");
+                throw engine.usageError("--quotes-policy must be CONFLATE, DROP_SLOW or BLOCK, got '" + policy + "'");
             }
-            quotesPolicy = parsed;
-            host = string("host", "127.0.0.1");
-            port = values.containsKey("port") ? integer("port", 0, 0, 65535) : -1;
-            pattern = string("pattern", "md.>");
-            waitFor = integer("wait-for", 1, 0, 1000);
-            for (final String name : values.keySet())
+            if (portGiven != null)
             {
-                if (!List.of("mode", "instruments", "messages", "rate", "subscribers", "slow", "quotes-policy", "host",
-                    "port", "pattern", "wait-for", "transport", "threading", "idle", "topic-data").contains(name))
-                {
-                    usageError("unknown option '--" + name + "'");
-                }
+                SampleCli.checkRange(spec, "--port", portGiven, 0, 65535);
             }
+            SampleCli.checkRange(spec, "--wait-for", waitFor, 0, 1000);
+            if (topicData != null && !List.of("link", "datagrams").contains(topicData))
+            {
+                throw engine.usageError("--topic-data must be link or datagrams, got '" + topicData + "'");
+            }
+            engine.context(); // reports a bad option or rivulet.* property before anything starts
+
+            final boolean passed;
+            try
+            {
+                passed = new MarketData(this).run();
+            }
+            catch (final RuntimeException ex)
+            {
+                System.out.println("Market data FAILED: " + ex);
+                ex.printStackTrace(System.out);
+                return 1;
+            }
+            return passed ? 0 : 1;
         }
 
         int port(final int defaultPort)
         {
-            return port < 0 ? defaultPort : port;
+            return portGiven == null ? defaultPort : portGiven;
         }
 
         Rivulet.Context context(final List<String> errors)
         {
-            final Rivulet.Context context = new Rivulet.Context().errorHandler(error ->
+            final Rivulet.Context context = engine.context().errorHandler(error ->
             {
                 synchronized (errors)
                 {
@@ -499,85 +505,11 @@ public final class MarketData
                 }
                 System.err.println("rivulet: " + error);
             });
-            final String transport = values.get("transport");
-            if (transport != null)
-            {
-                try
-                {
-                    context.transport(Transports.byName(transport));
-                }
-                catch (final IllegalArgumentException ex)
-                {
-                    usageError(ex.getMessage());
-                }
-            }
-            final String threading = values.get("threading");
-            if (threading != null)
-            {
-                try
-                {
-                    context.threadingMode(ThreadingMode.valueOf(threading.toUpperCase(Locale.ROOT)));
-                }
-                catch (final IllegalArgumentException ex)
-                {
-                    usageError("--threading must be SHARED or DEDICATED, got '" + threading + "'");
-                }
-                if (context.threadingMode() == ThreadingMode.INVOKER)
-                {
-                    usageError("--threading INVOKER is not supported by this sample");
-                }
-            }
-            final String idle = values.get("idle");
-            if (idle != null)
-            {
-                context.idleStrategy(idle);
-            }
-            final String topicData = values.get("topic-data");
             if (topicData != null)
             {
-                if (!List.of("link", "datagrams").contains(topicData))
-                {
-                    usageError("--topic-data must be link or datagrams, got '" + topicData + "'");
-                }
                 context.topicDatagrams("datagrams".equals(topicData));
             }
             return context;
-        }
-
-        private String string(final String name, final String defaultValue)
-        {
-            return values.getOrDefault(name, defaultValue);
-        }
-
-        private int integer(final String name, final int defaultValue, final int min, final int max)
-        {
-            final String text = values.get(name);
-            if (text == null)
-            {
-                return defaultValue;
-            }
-            try
-            {
-                final long value = Long.parseLong(text.replace("_", ""));
-                if (value < min || value > max)
-                {
-                    usageError("--" + name + " must be within [" + min + ", " + max + "], got " + value);
-                }
-                return (int)value;
-            }
-            catch (final NumberFormatException ex)
-            {
-                usageError("--" + name + " expects a whole number, got '" + text + "'");
-                return defaultValue;
-            }
-        }
-
-        private static void usageError(final String message)
-        {
-            System.err.println("rivulet-demo marketdata: " + message);
-            System.err.println();
-            System.err.println(USAGE);
-            System.exit(2);
         }
     }
 }

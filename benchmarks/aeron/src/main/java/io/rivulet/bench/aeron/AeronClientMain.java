@@ -5,7 +5,6 @@ import io.aeron.ExclusivePublication;
 import io.aeron.FragmentAssembler;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
-import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchClient;
 import io.rivulet.bench.harness.ClientMain;
 import io.rivulet.bench.harness.Histograms;
@@ -30,7 +29,7 @@ import java.util.List;
  */
 public final class AeronClientMain implements BenchClient
 {
-    private final Args args;
+    private final AeronNode.ClientOptions options;
     private final boolean ipc;
     private final String idleName;
     private final IdleStrategy idle;
@@ -55,17 +54,18 @@ public final class AeronClientMain implements BenchClient
     private Histogram latency;
     private final FragmentHandler onReply = new FragmentAssembler(this::onReply);
 
-    AeronClientMain(final Args args)
+    AeronClientMain(final AeronNode.ClientOptions options)
     {
-        this.args = args;
-        this.ipc = "ipc".equals(args.string("channel", "ipc"));
-        this.idleName = args.string("idle", "busy");
+        this.options = options;
+        this.ipc = "ipc".equals(options.channel);
+        this.idleName = options.idle;
         this.idle = AeronNode.idleStrategy(idleName);
     }
 
+    /** Runs the workloads over IPC, or against an {@link AeronServerMain}; {@code --help} lists the options. */
     public static void main(final String[] argv)
     {
-        ClientMain.run(argv, AeronClientMain::new);
+        ClientMain.run(argv, new AeronNode.ClientOptions(), AeronClientMain::new);
     }
 
     @Override
@@ -77,14 +77,14 @@ public final class AeronClientMain implements BenchClient
             "transport", ipc ? "aeron:ipc (shared memory)" : "aeron:udp 127.0.0.1",
             "topology", ipc ? "1 process (ping and pong threads)" : "2 processes, 1 media driver",
             "settings", (ipc ? "embedded media driver" : "one media driver for both processes (in the server's)") +
-                ", SHARED threading, " + args.string("driver-idle", "backoff") + " driver idle; ping and pong " +
+                ", SHARED threading, " + options.driverIdle + " driver idle; ping and pong " +
                 "threads poll with " + idleName + " idle; ExclusivePublication.offer, default MTU and term lengths");
     }
 
     @Override
     public void start() throws Exception
     {
-        node = new AeronNode(args, "client");
+        node = new AeronNode(options, "client");
         if (ipc)
         {
             publication = node.aeron.addExclusivePublication("aeron:ipc", AeronNode.PING_STREAM);
@@ -98,9 +98,9 @@ public final class AeronClientMain implements BenchClient
         }
         else
         {
-            publication = node.aeron.addExclusivePublication(AeronServerMain.udp(args.integer("port", 0)),
+            publication = node.aeron.addExclusivePublication(AeronServerMain.udp(options.port),
                 AeronNode.PING_STREAM);
-            subscription = node.aeron.addSubscription(AeronServerMain.udp(args.integer("port2", 0)),
+            subscription = node.aeron.addSubscription(AeronServerMain.udp(options.port2),
                 AeronNode.PONG_STREAM);
         }
         final long deadlineNs = Waits.deadline();
@@ -283,7 +283,7 @@ public final class AeronClientMain implements BenchClient
         return (ipc ? "one aeron:ipc publication, N subscriptions to it" : "multi-destination-cast publication " +
             "(manual control mode) to N unicast UDP endpoints on 127.0.0.1, one subscription each, through the " +
             "server process's media driver") + "; publisher (the measuring thread) and one thread polling the N " +
-            "subscriptions, in this process, both " + idleName + " idle; " + args.string("driver-idle", "backoff") +
+            "subscriptions, in this process, both " + idleName + " idle; " + options.driverIdle +
             " driver idle";
     }
 

@@ -4,7 +4,6 @@ import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
-import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.Waits;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -14,6 +13,8 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpIdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.io.File;
 import java.nio.ByteOrder;
@@ -41,10 +42,10 @@ final class AeronNode implements AutoCloseable
      * Launches an embedded driver, or with {@code --dir} connects to the one another process of this
      * benchmark launched (one media driver per host, as Aeron is deployed).
      */
-    AeronNode(final Args args, final String role)
+    AeronNode(final Options options, final String role)
     {
-        driverIdle = args.string("driver-idle", "backoff");
-        final String existing = args.string("dir", null);
+        driverIdle = options.driverIdle;
+        final String existing = options.dir;
         if (existing != null)
         {
             driver = null;
@@ -126,5 +127,44 @@ final class AeronNode implements AutoCloseable
     public void close()
     {
         CloseHelper.closeAll(aeron, driver);
+    }
+
+    /** The options of an Aeron process: the server's, and the client's own node. */
+    @Command(name = "AeronServerMain",
+        description = "Aeron's serving process for UDP: the host's media driver and the pong thread.")
+    static class Options
+    {
+        @Option(names = "--idle", paramLabel = "STRATEGY", defaultValue = "busy",
+            description = "idle strategy of the ping and pong threads: busy, backoff, yield, sleep, noop " +
+                "(default ${DEFAULT-VALUE})")
+        String idle;
+
+        @Option(names = "--driver-idle", paramLabel = "STRATEGY", defaultValue = "backoff",
+            description = "the embedded media driver's idle strategy (default ${DEFAULT-VALUE})")
+        String driverIdle;
+
+        @Option(names = "--dir", paramLabel = "DIR",
+            description = "connect to the media driver in DIR instead of launching one (the server's READY line " +
+                "gives it)")
+        String dir;
+    }
+
+    /** The client's options: its node's, the channel, and the server's ports. */
+    @Command(name = "AeronClientMain",
+        description = "Aeron's benchmark client: the harness's workloads over IPC in this process, or over UDP " +
+            "against an AeronServerMain.")
+    static final class ClientOptions extends Options
+    {
+        @Option(names = "--channel", paramLabel = "CHANNEL", defaultValue = "ipc",
+            description = "ipc (both sides in this process) or udp (default ${DEFAULT-VALUE})")
+        String channel;
+
+        @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
+            description = "udp: the server's subscription port, from its READY line (default ${DEFAULT-VALUE})")
+        int port;
+
+        @Option(names = "--port2", paramLabel = "PORT", defaultValue = "0",
+            description = "udp: the port the server publishes replies to (default ${DEFAULT-VALUE})")
+        int port2;
     }
 }

@@ -2,7 +2,6 @@ package io.rivulet.bench.aeron;
 
 import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
-import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchServer;
 import io.rivulet.bench.harness.ServerMain;
 
@@ -20,19 +19,20 @@ import java.util.Map;
  */
 public final class AeronServerMain implements BenchServer
 {
-    private final Args args;
+    private final AeronNode.Options options;
     private AeronNode node;
     private Pong pong;
     private Thread thread;
 
-    AeronServerMain(final Args args)
+    AeronServerMain(final AeronNode.Options options)
     {
-        this.args = args;
+        this.options = options;
     }
 
+    /** Serves until standard input closes; {@code --help} lists the options. */
     public static void main(final String[] argv)
     {
-        ServerMain.run(argv, AeronServerMain::new);
+        ServerMain.run(argv, new AeronNode.Options(), AeronServerMain::new);
     }
 
     @Override
@@ -44,10 +44,10 @@ public final class AeronServerMain implements BenchServer
         {
             pongPort = freeUdpPort();
         }
-        node = new AeronNode(args, "server");
+        node = new AeronNode(options, "server");
         final Subscription subscription = node.aeron.addSubscription(udp(pingPort), AeronNode.PING_STREAM);
         final ExclusivePublication publication = node.aeron.addExclusivePublication(udp(pongPort), AeronNode.PONG_STREAM);
-        pong = new Pong(subscription, publication, AeronNode.idleStrategy(args.string("idle", "busy")));
+        pong = new Pong(subscription, publication, AeronNode.idleStrategy(options.idle));
         thread = new Thread(pong, "aeron-pong");
         thread.setDaemon(true);
         thread.start();

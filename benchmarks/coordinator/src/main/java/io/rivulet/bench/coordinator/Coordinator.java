@@ -1,7 +1,12 @@
 package io.rivulet.bench.coordinator;
 
-import io.rivulet.bench.harness.Args;
+import io.rivulet.bench.harness.BenchCli;
 import io.rivulet.bench.harness.Line;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -20,74 +25,109 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
  * Runs the whole comparison and writes the report. Started by {@code ./rivulet-bench}, which builds the
- * modules first; see {@link #USAGE}.
+ * modules first and passes {@code --root}, {@code --command} and {@code --rdma-build}; {@code --help} lists
+ * the options.
  */
-public final class Coordinator
+@Command(name = "rivulet-bench", mixinStandardHelpOptions = true, versionProvider = BenchCli.Version.class,
+    description = "Measures Rivulet and its peers on this machine, in one run, and writes results/<timestamp>/ " +
+        "(results.md, results.csv, PNG plots, logs/) and results/latest.")
+public final class Coordinator implements Callable<Integer>
 {
-    static final String USAGE = String.join("\n",
-        "usage: rivulet-bench [--short | --full] [--systems ID,...] [--sizes 32,256,4096] [--workloads LIST]",
-        "                     [--no-jmh] [--out DIR] [--publish]",
-        "",
-        "Measures Rivulet and its peers on this machine, in one run, and writes results/<timestamp>/ (results.md,",
-        "results.csv, PNG plots, logs/) and results/latest.",
-        "",
-        "  --short          quick comparison, under 5 minutes on 2 cores (the default)",
-        "  --full           larger counts and JMH iterations, for numbers to publish",
-        "  --systems IDS    only these systems: floor-busy, floor-blocking, rivulet-tcp-busy, rivulet-tcp-invoker,",
-        "                   rivulet-tcp-backoff, rivulet-rdma-inprocess, rivulet-rdma, rsocket, aeron-ipc, aeron-udp",
-        "  --sizes LIST     payload sizes in bytes (default 32,256,4096; at least 16)",
-        "  --workloads LIST only these workloads (default pingpong,oneway,reqresp,fanout; fanout runs for the",
-        "                   systems that have one: Rivulet's and Aeron's)",
-        "  --no-jmh         skip the JMH microbenchmarks",
-        "  --out DIR        where results/ goes (default: the repository's results/)",
-        "  --publish        also copy the report and plots to benchmarks/published/ (committed; README links it)",
-        "  --help           this text");
-
     private static final long READY_TIMEOUT_S = 60;
 
-    private Coordinator()
+    @Spec
+    CommandSpec commandSpec;
+
+    @Option(names = "--short", description = "quick comparison, under 5 minutes on 2 cores (the default)")
+    boolean quick;
+
+    @Option(names = "--full", description = "larger counts and JMH iterations, for numbers to publish")
+    boolean full;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "short",
+        description = "short or full; --full is --mode full (default ${DEFAULT-VALUE})")
+    String mode;
+
+    @Option(names = "--systems", paramLabel = "IDS", split = ",",
+        description = "only these systems (default: all): floor-busy, floor-blocking, rivulet-tcp-busy, " +
+            "rivulet-tcp-invoker, rivulet-tcp-backoff, rivulet-rdma-inprocess, rivulet-rdma, rsocket, aeron-ipc, " +
+            "aeron-udp")
+    List<String> systems;
+
+    @Option(names = "--sizes", paramLabel = "LIST", split = ",", defaultValue = "32,256,4096",
+        description = "payload sizes in bytes, at least 16 (default ${DEFAULT-VALUE})")
+    List<Integer> sizes;
+
+    @Option(names = "--workloads", paramLabel = "LIST", split = ",", defaultValue = "pingpong,oneway,reqresp,fanout",
+        description = "only these workloads; fanout runs for the systems that have one: Rivulet's and Aeron's " +
+            "(default ${DEFAULT-VALUE})")
+    List<String> workloads;
+
+    @Option(names = "--no-jmh", description = "skip the JMH microbenchmarks")
+    boolean noJmh;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "where results/ goes (default: the repository's " +
+        "results/)")
+    Path resultsOption;
+
+    @Option(names = "--publish",
+        description = "also copy the report and plots to benchmarks/published/ (committed; README links it)")
+    boolean publish;
+
+    @Option(names = "--root", paramLabel = "DIR", defaultValue = ".",
+        description = "the repository (default ${DEFAULT-VALUE}; ./rivulet-bench passes it)")
+    Path rootOption;
+
+    @Option(names = "--command", paramLabel = "TEXT", defaultValue = "./rivulet-bench",
+        description = "the command line the report quotes; ./rivulet-bench passes it (default ${DEFAULT-VALUE})")
+    String command;
+
+    @Option(names = "--rdma-build", paramLabel = "STATUS", defaultValue = "ok",
+        description = "ok, or why the RDMA transport did not build (default ${DEFAULT-VALUE}; ./rivulet-bench " +
+            "passes it)")
+    String rdmaBuild;
+
+    /** Runs the comparison with the command line's options and exits with its code. */
+    public static void main(final String[] argv)
     {
+        System.exit(BenchCli.commandLine(new Coordinator()).execute(argv));
     }
 
-    public static void main(final String[] argv) throws Exception
+    /** @return 0 after the report is written; {@link BenchCli#USAGE_EXIT_CODE} for a bad command line. */
+    @Override
+    public Integer call() throws Exception
     {
-        final Args args = new Args(argv);
-        if (args.has("help"))
+        final Path root = rootOption.toAbsolutePath().normalize();
+        final String runMode = full ? "full" : mode;
+        final Counts counts;
+        try
         {
-            System.out.println(USAGE);
-            return;
+            counts = Counts.of(runMode);
         }
-        final Path root = Path.of(args.string("root", ".")).toAbsolutePath().normalize();
-        final String mode = args.has("full") ? "full" : args.string("mode", "short");
-        final Counts counts = Counts.of(mode);
-        final List<Integer> sizes = new ArrayList<>();
-        for (final String size : args.list("sizes", "32,256,4096"))
+        catch (final IllegalArgumentException ex)
         {
-            sizes.add(Integer.parseInt(size));
+            throw new ParameterException(commandSpec.commandLine(), ex.getMessage());
         }
-        final List<String> only = args.list("systems", "");
-        final List<String> workloads = args.list("workloads", String.join(",", SystemSpec.ALL_WORKLOADS));
+        final List<String> only = systems == null ? List.of() : systems;
         for (final String workload : workloads)
         {
             if (!SystemSpec.ALL_WORKLOADS.contains(workload))
             {
-                System.err.println("rivulet-bench: unknown workload '" + workload + "'; known: " +
-                    SystemSpec.ALL_WORKLOADS);
-                System.exit(2);
+                throw new ParameterException(commandSpec.commandLine(), "--workloads: unknown workload '" + workload +
+                    "'; known: " + SystemSpec.ALL_WORKLOADS);
             }
         }
-        final boolean jmh = !args.has("no-jmh");
-        final String command = args.string("command", "./rivulet-bench");
-        final String rdmaBuild = args.string("rdma-build", "ok");
+        final boolean jmh = !noJmh;
 
         final long startNs = System.nanoTime();
         final ZonedDateTime started = ZonedDateTime.now(ZoneOffset.UTC);
-        final Path results = Path.of(args.string("out", root.resolve("results").toString())).toAbsolutePath();
+        final Path results = (resultsOption != null ? resultsOption : root.resolve("results")).toAbsolutePath();
         final Path out = results.resolve(started.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(out.resolve("logs"));
 
@@ -103,11 +143,10 @@ public final class Coordinator
         }
         if (plan.isEmpty())
         {
-            System.err.println("rivulet-bench: no system matches --systems " + only);
-            System.exit(2);
+            throw new ParameterException(commandSpec.commandLine(), "no system matches --systems " + only);
         }
 
-        System.out.println("rivulet-bench: " + mode + " mode, " + plan.size() + " systems, sizes " + sizes +
+        System.out.println("rivulet-bench: " + runMode + " mode, " + plan.size() + " systems, sizes " + sizes +
             (jmh ? ", then JMH" : ""));
         System.out.println("machine: " + machine.describe());
         System.out.println("counts:  " + counts.describe());
@@ -172,7 +211,7 @@ public final class Coordinator
         final String plotError = plot(out, runs, sizes, scores, plots);
         report.write(out, plots, plotError);
         latest(results, out);
-        if (args.has("publish"))
+        if (publish)
         {
             publish(out, root.resolve("benchmarks/published"));
         }
@@ -186,6 +225,7 @@ public final class Coordinator
         {
             System.out.println("rivulet-bench: plots failed: " + plotError);
         }
+        return 0;
     }
 
     /** Draws the plots on a thread of its own, given a minute. @return null, or why there are no plots. */

@@ -1,6 +1,5 @@
 package io.rivulet.bench.floors;
 
-import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchClient;
 import io.rivulet.bench.harness.ClientMain;
 import io.rivulet.bench.harness.Histograms;
@@ -9,6 +8,8 @@ import io.rivulet.bench.harness.Payloads;
 import io.rivulet.bench.harness.Progress;
 import io.rivulet.bench.harness.Waits;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -54,21 +55,21 @@ public final class FloorClient implements BenchClient
     private Histogram latency;
     private final SpinChannel.Handler onReply = this::onReply;
 
-    FloorClient(final Args args)
+    FloorClient(final ClientOptions options)
     {
-        this.busy = isBusy(args);
-        this.host = args.string("host", "127.0.0.1");
-        this.port = args.integer("port", 0);
+        this.busy = isBusy(options.variant);
+        this.host = options.host;
+        this.port = options.port;
     }
 
+    /** Runs the workloads against a {@link FloorServer}; {@code --help} lists the options. */
     public static void main(final String[] argv)
     {
-        ClientMain.run(argv, FloorClient::new);
+        ClientMain.run(argv, new ClientOptions(), FloorClient::new);
     }
 
-    static boolean isBusy(final Args args)
+    static boolean isBusy(final String variant)
     {
-        final String variant = args.string("variant", "busy");
         switch (variant)
         {
             case "busy":
@@ -311,5 +312,28 @@ public final class FloorClient implements BenchClient
         {
             socket.close();
         }
+    }
+
+    /** The floor server's options. */
+    @Command(name = "FloorServer", description = "A TCP floor's server: echoes, counts and answers the harness.")
+    static class ServerOptions
+    {
+        @Option(names = "--variant", paramLabel = "VARIANT", defaultValue = "busy",
+            description = "busy (a non-blocking channel polled in a spin loop) or blocking (java.net.Socket) " +
+                "(default ${DEFAULT-VALUE})")
+        String variant;
+    }
+
+    /** The floor client's options: the server's, and where it listens. */
+    @Command(name = "FloorClient", description = "A TCP floor's client: the harness's workloads over one socket.")
+    static final class ClientOptions extends ServerOptions
+    {
+        @Option(names = "--host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+            description = "the server's address (default ${DEFAULT-VALUE})")
+        String host;
+
+        @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
+            description = "the server's port, from its READY line (default ${DEFAULT-VALUE})")
+        int port;
     }
 }

@@ -1,6 +1,5 @@
 package io.rivulet.bench.floors;
 
-import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchServer;
 import io.rivulet.bench.harness.Payloads;
 import io.rivulet.bench.harness.ServerMain;
@@ -30,14 +29,15 @@ public final class FloorServer implements BenchServer
     private ServerSocketChannel serverChannel;
     private volatile boolean running = true;
 
-    FloorServer(final Args args)
+    FloorServer(final FloorClient.ServerOptions options)
     {
-        this.busy = FloorClient.isBusy(args);
+        this.busy = FloorClient.isBusy(options.variant);
     }
 
+    /** Serves until standard input closes; {@code --help} lists the options. */
     public static void main(final String[] argv)
     {
-        ServerMain.run(argv, FloorServer::new);
+        ServerMain.run(argv, new FloorClient.ServerOptions(), FloorServer::new);
     }
 
     @Override

@@ -1,18 +1,24 @@
 package io.rivulet.bench.harness;
 
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Runs the workloads against one system and prints the results on the {@link Line} protocol. The same
  * loops, counts, warm-up and timing serve every system; only the operations differ ({@link BenchClient}).
  *
- * <p>Options (the coordinator passes them; defaults suit a quick run by hand):
+ * <p>The workload options below are the harness's; a system adds its own (host, port, idle strategy...) as a
+ * picocli {@code @Option}-annotated object given to {@link #run}. The coordinator passes them; the defaults
+ * suit a quick run by hand, and {@code --help} lists them all.
  * <pre>
- *   --host 127.0.0.1 --port N [--port2 N]      where the server listens (two-process systems)
  *   --sizes 32,256,4096                        payload sizes in bytes
  *   --workloads pingpong,oneway,reqresp        what to run, in this order for each size (and fanout)
  *   --pp-warmup N --pp-count N                 ping-pong round trips
@@ -31,59 +37,151 @@ public final class ClientMain
     {
     }
 
-    public static void run(final String[] argv, final Function<Args, BenchClient> factory)
+    /**
+     * Parses the command line into the harness's options and the system's, runs the workloads and exits: 0 when
+     * every workload ran, 1 when one failed, {@link BenchCli#USAGE_EXIT_CODE} for a bad command line.
+     *
+     * @param argv    the command line.
+     * @param options the system's options, an object with picocli {@code @Option} fields (and a {@code @Command}
+     *                naming the command).
+     * @param factory makes the system's client from its options, once they are parsed.
+     * @param <T>     the type of the system's options.
+     */
+    public static <T> void run(final String[] argv, final T options, final Function<T, BenchClient> factory)
     {
-        final Args args = new Args(argv);
-        final List<String> sizes = args.list("sizes", "32,256,4096");
-        final List<String> workloads = args.list("workloads", "pingpong,oneway,reqresp");
-        final long ppWarmup = args.number("pp-warmup", 10_000);
-        final long ppCount = args.number("pp-count", 50_000);
-        final long owWarmup = args.number("ow-warmup", 100_000);
-        final long owCount = args.number("ow-count", 500_000);
-        final long rrWarmup = args.number("rr-warmup", 20_000);
-        final long rrCount = args.number("rr-count", 200_000);
-        final int window = args.integer("window", 64);
-        final long foWarmup = args.number("fo-warmup", 20_000);
-        final long foCount = args.number("fo-count", 100_000);
-        final int subscribers = args.integer("subscribers", 8);
-        final long foRate = args.number("fo-rate", 10_000);
-        final long foPaced = args.number("fo-paced", 5_000);
-        final long foPacedSeconds = args.number("fo-paced-seconds", 1);
+        System.exit(commandLine(options, factory).execute(argv));
+    }
 
+    /**
+     * @param options the system's options.
+     * @param factory makes the system's client from its options.
+     * @param <T>     the type of the system's options.
+     * @return the command line of a client JVM: the harness's workload options and the system's.
+     */
+    public static <T> CommandLine commandLine(final T options, final Function<T, BenchClient> factory)
+    {
+        final CommandLine commandLine = new CommandLine(new Workloads(() -> factory.apply(options)));
+        BenchCli.addSystemOptions(commandLine, options);
+        return BenchCli.withConverters(commandLine);
+    }
+
+    /** The harness's options of a client JVM; running them runs the workloads. */
+    @Command(mixinStandardHelpOptions = true, versionProvider = BenchCli.Version.class)
+    static final class Workloads implements Callable<Integer>
+    {
+        @Option(names = "--sizes", paramLabel = "BYTES", split = ",", defaultValue = "32,256,4096",
+            description = "payload sizes in bytes, comma-separated (default ${DEFAULT-VALUE})")
+        List<Integer> sizes;
+
+        @Option(names = "--workloads", paramLabel = "LIST", split = ",", defaultValue = "pingpong,oneway,reqresp",
+            description = "what to run for each size, in this order: pingpong, oneway, reqresp, fanout " +
+                "(default ${DEFAULT-VALUE})")
+        List<String> workloads;
+
+        @Option(names = "--pp-warmup", paramLabel = "N", defaultValue = "10000",
+            description = "ping-pong warm-up round trips (default ${DEFAULT-VALUE})")
+        long ppWarmup;
+
+        @Option(names = "--pp-count", paramLabel = "N", defaultValue = "50000",
+            description = "ping-pong measured round trips (default ${DEFAULT-VALUE})")
+        long ppCount;
+
+        @Option(names = "--ow-warmup", paramLabel = "N", defaultValue = "100000",
+            description = "one-way warm-up messages (default ${DEFAULT-VALUE})")
+        long owWarmup;
+
+        @Option(names = "--ow-count", paramLabel = "N", defaultValue = "500000",
+            description = "one-way measured messages (default ${DEFAULT-VALUE})")
+        long owCount;
+
+        @Option(names = "--rr-warmup", paramLabel = "N", defaultValue = "20000",
+            description = "request-response warm-up exchanges (default ${DEFAULT-VALUE})")
+        long rrWarmup;
+
+        @Option(names = "--rr-count", paramLabel = "N", defaultValue = "200000",
+            description = "request-response measured exchanges (default ${DEFAULT-VALUE})")
+        long rrCount;
+
+        @Option(names = "--window", paramLabel = "N", defaultValue = "64",
+            description = "request-response exchanges in flight (default ${DEFAULT-VALUE})")
+        int window;
+
+        @Option(names = "--fo-warmup", paramLabel = "N", defaultValue = "20000",
+            description = "fan-out warm-up messages (default ${DEFAULT-VALUE})")
+        long foWarmup;
+
+        @Option(names = "--fo-count", paramLabel = "N", defaultValue = "100000",
+            description = "fan-out messages published flat out (default ${DEFAULT-VALUE})")
+        long foCount;
+
+        @Option(names = "--subscribers", paramLabel = "N", defaultValue = "8",
+            description = "fan-out subscribers (default ${DEFAULT-VALUE})")
+        int subscribers;
+
+        @Option(names = "--fo-rate", paramLabel = "N", defaultValue = "10000",
+            description = "paced fan-out: at most N messages/s, and at most half the flat-out rate " +
+                "(default ${DEFAULT-VALUE})")
+        long foRate;
+
+        @Option(names = "--fo-paced", paramLabel = "N", defaultValue = "5000",
+            description = "paced fan-out: at most N messages (default ${DEFAULT-VALUE})")
+        long foPaced;
+
+        @Option(names = "--fo-paced-seconds", paramLabel = "S", defaultValue = "1",
+            description = "paced fan-out: at most S seconds (default ${DEFAULT-VALUE})")
+        long foPacedSeconds;
+
+        private final Supplier<BenchClient> client;
+
+        Workloads(final Supplier<BenchClient> client)
+        {
+            this.client = client;
+        }
+
+        /** @return 0 when every workload ran, 1 when one failed or the client did not start. */
+        @Override
+        public Integer call()
+        {
+            return runWorkloads(this);
+        }
+    }
+
+    private static int runWorkloads(final Workloads options)
+    {
         final Progress progress = new Progress();
         final Thread reporter = new Thread(() -> report(progress), "progress-reporter");
         reporter.setDaemon(true);
         reporter.start();
 
         int exitCode = 0;
-        try (BenchClient client = factory.apply(args))
+        try (BenchClient client = options.client.get())
         {
             client.start();
             client.info()
                 .with("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"))
                 .print(OUT);
-            for (final String sizeText : sizes)
+            for (final int size : options.sizes)
             {
-                final int size = Integer.parseInt(sizeText);
                 client.prepare(size);
-                for (final String workload : workloads)
+                for (final String workload : options.workloads)
                 {
                     try
                     {
                         switch (workload)
                         {
                             case "pingpong":
-                                pingPong(client, size, ppWarmup, ppCount, progress);
+                                pingPong(client, size, options.ppWarmup, options.ppCount, progress);
                                 break;
                             case "oneway":
-                                oneWay(client, size, owWarmup, owCount, progress);
+                                oneWay(client, size, options.owWarmup, options.owCount, progress);
                                 break;
                             case "reqresp":
-                                requestResponse(client, size, rrWarmup, rrCount, window, progress);
+                                requestResponse(client, size, options.rrWarmup, options.rrCount, options.window,
+                                    progress);
                                 break;
                             case "fanout":
-                                fanOut(client, size, foWarmup, foCount, subscribers, foRate, foPaced, foPacedSeconds,
-                                    progress);
+                                fanOut(client, size, options.foWarmup, options.foCount, options.subscribers,
+                                    options.foRate, options.foPaced, options.foPacedSeconds, progress);
                                 break;
                             default:
                                 throw new IllegalArgumentException("unknown workload '" + workload + "'");
@@ -107,7 +205,7 @@ public final class ClientMain
         }
         progress.start("", 0);
         Line.of(Line.DONE).print(OUT);
-        System.exit(exitCode);
+        return exitCode;
     }
 
     private static void pingPong(

@@ -3,7 +3,8 @@ package io.rivulet.bench.rivulet;
 import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
 import io.rivulet.Transports;
-import io.rivulet.bench.harness.Args;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,35 +21,34 @@ final class Nodes
     {
     }
 
-    static Rivulet.Context context(final Args args)
+    static Rivulet.Context context(final NodeOptions options)
     {
         return new Rivulet.Context()
-            .transport(Transports.byName(args.string("transport", "tcp")))
-            .threadingMode(ThreadingMode.valueOf(args.string("threading", "SHARED").toUpperCase(Locale.ROOT)))
-            .idleStrategy(args.string("idle", "busy"));
+            .transport(Transports.byName(options.transport))
+            .threadingMode(ThreadingMode.valueOf(options.threading.toUpperCase(Locale.ROOT)))
+            .idleStrategy(options.idle);
     }
 
-    static String describe(final Args args)
+    static String describe(final NodeOptions options)
     {
-        return args.string("threading", "SHARED").toUpperCase(Locale.ROOT) + " threading, " +
-            args.string("idle", "busy") + " idle on both nodes";
+        return options.threading.toUpperCase(Locale.ROOT) + " threading, " + options.idle + " idle on both nodes";
     }
 
     /** The server node's configuration: {@code --server-threading} and {@code --server-idle}, else the client's. */
-    static Args serverArgs(final Args args)
+    static NodeOptions serverOptions(final ClientOptions options)
     {
-        return new Args(new String[]{"--transport", args.string("transport", "tcp"),
-            "--threading", args.string("server-threading",
-                "INVOKER".equalsIgnoreCase(args.string("threading", "SHARED")) ? "SHARED" :
-                    args.string("threading", "SHARED")),
-            "--idle", args.string("server-idle", args.string("idle", "busy"))});
+        final NodeOptions server = new NodeOptions();
+        server.transport = options.transport;
+        server.threading = options.serverThreading != null ? options.serverThreading :
+            "INVOKER".equalsIgnoreCase(options.threading) ? "SHARED" : options.threading;
+        server.idle = options.serverIdle != null ? options.serverIdle : options.idle;
+        return server;
     }
 
-    static String describeServer(final Args args)
+    static String describeServer(final ClientOptions options)
     {
-        final Args server = serverArgs(args);
-        return server.string("threading", "SHARED").toUpperCase(Locale.ROOT) + " threading, " +
-            server.string("idle", "busy") + " idle";
+        final NodeOptions server = serverOptions(options);
+        return server.threading.toUpperCase(Locale.ROOT) + " threading, " + server.idle + " idle";
     }
 
     static String version()
@@ -66,5 +66,55 @@ final class Nodes
             // Reported as unknown.
         }
         return properties.getProperty("version", "unknown");
+    }
+
+    /** A Rivulet node's options: the server's, and the client's own node. */
+    @Command(name = "RivuletServer", description = "Rivulet's benchmark server: one node serving the harness.")
+    static class NodeOptions
+    {
+        @Option(names = "--transport", paramLabel = "NAME", defaultValue = "tcp",
+            description = "tcp or rdma (default ${DEFAULT-VALUE})")
+        String transport;
+
+        @Option(names = "--threading", paramLabel = "MODE", defaultValue = "SHARED",
+            description = "SHARED, DEDICATED, or INVOKER (the client: its measuring thread runs the engine) " +
+                "(default ${DEFAULT-VALUE})")
+        String threading;
+
+        @Option(names = "--idle", paramLabel = "STRATEGY", defaultValue = "busy",
+            description = "engine idle strategy: busy, backoff, yield, sleep, noop (default ${DEFAULT-VALUE})")
+        String idle;
+    }
+
+    /** The client's options: its node's, where the server listens, and how the application waits. */
+    @Command(name = "RivuletClient",
+        description = "Rivulet's benchmark client: the harness's workloads against a RivuletServer, or against a " +
+            "server node in this process (--in-process).")
+    static final class ClientOptions extends NodeOptions
+    {
+        @Option(names = "--host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+            description = "the server's address (default ${DEFAULT-VALUE})")
+        String host;
+
+        @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
+            description = "the server's port, from its READY line (default ${DEFAULT-VALUE})")
+        int port;
+
+        @Option(names = "--in-process", paramLabel = "BOOLEAN", arity = "0..1", defaultValue = "false",
+            fallbackValue = "true", description = "run the server node in this process (default ${DEFAULT-VALUE})")
+        boolean inProcess;
+
+        @Option(names = "--wait", paramLabel = "WAY", defaultValue = "spin",
+            description = "how the application thread waits for replies: spin, yield or park; INVOKER " +
+                "threading always invokes (default ${DEFAULT-VALUE})")
+        String waitName;
+
+        @Option(names = "--server-threading", paramLabel = "MODE",
+            description = "the server node's threading (default: --threading, SHARED when that is INVOKER)")
+        String serverThreading;
+
+        @Option(names = "--server-idle", paramLabel = "STRATEGY",
+            description = "the server node's idle strategy (default: --idle)")
+        String serverIdle;
     }
 }

@@ -4,7 +4,6 @@ import io.rivulet.Connection;
 import io.rivulet.Message;
 import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
-import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchClient;
 import io.rivulet.bench.harness.ClientMain;
 import io.rivulet.bench.harness.FanOutReceiver;
@@ -53,7 +52,7 @@ public final class RivuletClient implements BenchClient
     private Throwable sendError;
     private final java.util.function.Consumer<Throwable> onSendError = error -> sendError = error;
 
-    private final Args args;
+    private final Nodes.ClientOptions options;
     private final String waitName;
     private final ReplySlot.Wait wait;
     private final boolean inProcess;
@@ -72,12 +71,12 @@ public final class RivuletClient implements BenchClient
     private final List<FanOutReceiver> receivers = new ArrayList<>();
     private long fanOutPublished;
 
-    RivuletClient(final Args args)
+    RivuletClient(final Nodes.ClientOptions options)
     {
-        this.args = args;
-        this.inProcess = Boolean.parseBoolean(args.string("in-process", "false"));
-        final boolean invokerMode = "INVOKER".equalsIgnoreCase(args.string("threading", "SHARED"));
-        this.waitName = invokerMode ? "invoke" : args.string("wait", "spin");
+        this.options = options;
+        this.inProcess = options.inProcess;
+        final boolean invokerMode = "INVOKER".equalsIgnoreCase(options.threading);
+        this.waitName = invokerMode ? "invoke" : options.waitName;
         switch (waitName)
         {
             case "invoke":
@@ -97,9 +96,10 @@ public final class RivuletClient implements BenchClient
         }
     }
 
+    /** Runs the workloads against a {@link RivuletServer}, or in-process; {@code --help} lists the options. */
     public static void main(final String[] argv)
     {
-        ClientMain.run(argv, RivuletClient::new);
+        ClientMain.run(argv, new Nodes.ClientOptions(), RivuletClient::new);
     }
 
     @Override
@@ -108,8 +108,8 @@ public final class RivuletClient implements BenchClient
         final String transport = node.context().transport().name();
         final String how = invoker ?
             "client node INVOKER: the application thread runs the engine's duty cycle while it waits; server node " +
-                Nodes.describeServer(args) :
-            Nodes.describe(args) + "; application thread waits for replies: " + waitName;
+                Nodes.describeServer(options) :
+            Nodes.describe(options) + "; application thread waits for replies: " + waitName;
         return Line.of(Line.INFO,
             "system", "Rivulet " + transport.toUpperCase() + (inProcess ? " in-process" : ""),
             "version", Nodes.version(),
@@ -125,15 +125,15 @@ public final class RivuletClient implements BenchClient
     {
         if (inProcess)
         {
-            localServer = new RivuletServer(Nodes.serverArgs(args));
+            localServer = new RivuletServer(Nodes.serverOptions(options));
             final Map<String, Object> ready = localServer.start();
             address = String.valueOf(ready.get("address"));
         }
         else
         {
-            address = args.string("host", "127.0.0.1") + ":" + args.integer("port", 0);
+            address = options.host + ":" + options.port;
         }
-        final Rivulet.Context context = Nodes.context(args);
+        final Rivulet.Context context = Nodes.context(options);
         invoker = context.threadingMode() == ThreadingMode.INVOKER;
         node = Rivulet.launch(context);
         connection = await(node.connect(address));
@@ -326,7 +326,7 @@ public final class RivuletClient implements BenchClient
             "): Publication.offer, BLOCK policy, default 256 KiB log, yields when back-pressured; subscribers: " +
             fanOutConnections.size() + " connections of this process's node, each with Connection.subscribe (a Flux of TopicMessage), " +
             "signals on that node's engine " + (invoker ? "duty cycle, which the measuring thread runs (client node " +
-                "INVOKER; server node " + Nodes.describeServer(args) + ")" : "thread; " + Nodes.describe(args));
+                "INVOKER; server node " + Nodes.describeServer(options) + ")" : "thread; " + Nodes.describe(options));
     }
 
     @Override

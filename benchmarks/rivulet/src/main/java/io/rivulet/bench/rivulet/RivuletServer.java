@@ -4,7 +4,6 @@ import io.rivulet.Message;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
-import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchServer;
 import io.rivulet.bench.harness.Payloads;
 import io.rivulet.bench.harness.ServerMain;
@@ -30,26 +29,27 @@ import java.util.Map;
  */
 public final class RivuletServer implements BenchServer
 {
-    private final Args args;
+    private final Nodes.NodeOptions options;
     private Rivulet node;
     private Server server;
     private long counted;
     private FanOutPublisher fanOut;
 
-    RivuletServer(final Args args)
+    RivuletServer(final Nodes.NodeOptions options)
     {
-        this.args = args;
+        this.options = options;
     }
 
+    /** Serves until standard input closes; {@code --help} lists the options. */
     public static void main(final String[] argv)
     {
-        ServerMain.run(argv, RivuletServer::new);
+        ServerMain.run(argv, new Nodes.NodeOptions(), RivuletServer::new);
     }
 
     @Override
     public Map<String, Object> start()
     {
-        node = Rivulet.launch(Nodes.context(args));
+        node = Rivulet.launch(Nodes.context(options));
         final Responder responder = Responder.builder()
             .requestResponse(this::onRequest)
             .fireAndForgetHandler(view ->

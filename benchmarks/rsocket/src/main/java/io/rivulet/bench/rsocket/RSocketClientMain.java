@@ -1,7 +1,6 @@
 package io.rivulet.bench.rsocket;
 
 import io.netty.buffer.ByteBuf;
-import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchClient;
 import io.rivulet.bench.harness.ClientMain;
 import io.rivulet.bench.harness.Histograms;
@@ -16,6 +15,8 @@ import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.util.DefaultPayload;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -44,17 +45,18 @@ public final class RSocketClientMain implements BenchClient
     private byte[] data;
     private byte[] sync;
 
-    RSocketClientMain(final Args args)
+    RSocketClientMain(final Options options)
     {
-        this.host = args.string("host", "127.0.0.1");
-        this.port = args.integer("port", 0);
-        this.waitName = args.string("wait", "spin");
+        this.host = options.host;
+        this.port = options.port;
+        this.waitName = options.waitName;
         this.wait = wait(waitName);
     }
 
+    /** Runs the workloads against an {@link RSocketServerMain}; {@code --help} lists the options. */
     public static void main(final String[] argv)
     {
-        ClientMain.run(argv, RSocketClientMain::new);
+        ClientMain.run(argv, new Options(), RSocketClientMain::new);
     }
 
     @Override
@@ -218,5 +220,23 @@ public final class RSocketClientMain implements BenchClient
     {
         final String version = type.getPackage().getImplementationVersion();
         return version == null ? "?" : version;
+    }
+
+    /** The client's options: where the server listens, and how the application waits for replies. */
+    @Command(name = "RSocketClientMain", description = "RSocket's benchmark client: the harness's workloads over TCP.")
+    static final class Options
+    {
+        @Option(names = "--host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+            description = "the server's address (default ${DEFAULT-VALUE})")
+        String host;
+
+        @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
+            description = "the server's port, from its READY line (default ${DEFAULT-VALUE})")
+        int port;
+
+        @Option(names = "--wait", paramLabel = "WAY", defaultValue = "spin",
+            description = "how the application thread waits for replies: spin, yield or park " +
+                "(default ${DEFAULT-VALUE})")
+        String waitName;
     }
 }

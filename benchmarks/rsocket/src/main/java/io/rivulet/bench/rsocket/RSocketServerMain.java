@@ -1,7 +1,6 @@
 package io.rivulet.bench.rsocket;
 
 import io.netty.buffer.ByteBuf;
-import io.rivulet.bench.harness.Args;
 import io.rivulet.bench.harness.BenchServer;
 import io.rivulet.bench.harness.Payloads;
 import io.rivulet.bench.harness.ServerMain;
@@ -27,13 +26,10 @@ public final class RSocketServerMain implements BenchServer
     private CloseableChannel channel;
     private long counted;
 
-    RSocketServerMain(final Args args)
-    {
-    }
-
+    /** Serves until standard input closes; no options but {@code --help}. */
     public static void main(final String[] argv)
     {
-        ServerMain.run(argv, RSocketServerMain::new);
+        ServerMain.run(argv, "RSocketServerMain", RSocketServerMain::new);
     }
 
     @Override

@@ -4,7 +4,7 @@ import io.rivulet.counters.NodeDirectory;
 import io.rivulet.counters.NodeFileWriter;
 import io.rivulet.engine.Conductor;
 import io.rivulet.engine.ConductorCommands;
-import io.rivulet.engine.EngineCounters;
+import io.rivulet.counters.NodeCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.security.Authenticator;
@@ -15,7 +15,7 @@ import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.OneSidedTransport;
 import io.rivulet.protocol.datagram.DatagramChannels;
 import io.rivulet.protocol.datagram.TopicDatagrams;
-import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.DatagramTransport;
 import io.rivulet.spi.Transport;
@@ -75,7 +75,7 @@ import java.util.function.Function;
 public final class Rivulet implements AutoCloseable
 {
     private final Context context;
-    private final EngineCounters counters;
+    private final NodeCounters counters;
     private final Conductor conductor;
     private final Sender sender;
     private final TopicRegistry topics;
@@ -87,7 +87,7 @@ public final class Rivulet implements AutoCloseable
     private Rivulet(final Context context)
     {
         this.context = context;
-        counters = new EngineCounters(openNodeFile(context));
+        counters = new NodeCounters(openNodeFile(context));
         final TransportDriver driver;
         try
         {
@@ -168,7 +168,7 @@ public final class Rivulet implements AutoCloseable
 
     /** The node's datagram endpoint and the channels over it; closes the driver and counters when it cannot. */
     private static DatagramChannels openDatagramPlane(
-        final Context context, final TransportDriver driver, final EngineCounters counters)
+        final Context context, final TransportDriver driver, final NodeCounters counters)
     {
         if (!(driver instanceof DatagramTransport datagramTransport))
         {
@@ -371,7 +371,7 @@ public final class Rivulet implements AutoCloseable
     }
 
     /** @return the node's counters; their node file is {@code counters().nodeFile().file()}. */
-    public EngineCounters counters()
+    public NodeCounters counters()
     {
         return counters;
     }

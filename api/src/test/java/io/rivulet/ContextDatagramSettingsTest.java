@@ -1,7 +1,7 @@
 package io.rivulet;
 
-import io.rivulet.protocol.datagram.DatagramSettings;
-import io.rivulet.protocol.datagram.SwiftSettings;
+import io.rivulet.spi.DatagramSettings;
+import io.rivulet.spi.SwiftSettings;
 import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;

@@ -1,5 +1,7 @@
 package io.rivulet.actors;
 
+import io.rivulet.counters.NodeCounters;
+
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
@@ -8,7 +10,7 @@ import org.agrona.concurrent.status.CountersReader;
 import java.nio.ByteBuffer;
 
 /**
- * An actor system's counters, kept like the engine's ({@code EngineCounters}) in an Agrona
+ * An actor system's counters, kept like the engine's ({@code NodeCounters}) in an Agrona
  * {@link CountersManager}. Incrementing is allocation-free.
  *
  * <p>Thread-safe: any thread increments; reading is safe at any time.

@@ -1,11 +1,13 @@
 package io.rivulet.engine;
 
+import io.rivulet.counters.NodeCounters;
+
 import io.rivulet.Connection;
 import io.rivulet.LimitExceededException;
 import io.rivulet.Responder;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
-import io.rivulet.protocol.ConnectionCounters;
+import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
@@ -52,7 +54,7 @@ public final class Conductor implements Agent, Executor
     private final ProtocolSettings settings;
     private final int outboundRingLength;
     private final long connectTimeoutNs;
-    private final EngineCounters counters;
+    private final NodeCounters counters;
     private final Consumer<Throwable> errorHandler;
     private final ConductorTimers timers;
     private final Long2ObjectHashMap<ProtocolConnection> keepaliveTimers = new Long2ObjectHashMap<>();
@@ -97,7 +99,7 @@ public final class Conductor implements Agent, Executor
         final ProtocolSettings settings,
         final int outboundRingLength,
         final long connectTimeoutNs,
-        final EngineCounters counters,
+        final NodeCounters counters,
         final Authenticator authenticator,
         final byte[] setupMetadata,
         final List<NodeExtension> extensions,
@@ -363,8 +365,8 @@ public final class Conductor implements Agent, Executor
                 Throwable rejected;
                 while ((rejected = server.listener.pollRejected()) != null)
                 {
+                    errorHandler.accept(rejected); // reported before counted: who sees the count finds the error
                     counters.linksRejected.increment();
-                    errorHandler.accept(rejected);
                     work++;
                 }
             }

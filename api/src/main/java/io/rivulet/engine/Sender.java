@@ -1,5 +1,7 @@
 package io.rivulet.engine;
 
+import io.rivulet.counters.NodeCounters;
+
 import io.rivulet.codec.FrameHeader;
 import io.rivulet.protocol.ConnectionOutput;
 import io.rivulet.protocol.SendMode;
@@ -27,7 +29,7 @@ public final class Sender implements Agent
 
     private final ManyToOneConcurrentLinkedQueue<ConnectionOutput> additions = new ManyToOneConcurrentLinkedQueue<>();
     private final ArrayList<ConnectionOutput> connections = new ArrayList<>();
-    private final EngineCounters counters;
+    private final NodeCounters counters;
     private final ControlledMessageHandler frameHandler = this::onFrame;
     private ReliableLink currentLink;
     private int framesSent;
@@ -37,7 +39,7 @@ public final class Sender implements Agent
     private long connectionBytes;
     private int connectionMessages;
 
-    public Sender(final EngineCounters counters)
+    public Sender(final NodeCounters counters)
     {
         this.counters = counters;
     }

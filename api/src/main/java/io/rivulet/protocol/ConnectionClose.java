@@ -1,5 +1,7 @@
 package io.rivulet.protocol;
 
+import io.rivulet.counters.ConnectionCounters;
+
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
 import io.rivulet.ProtocolViolationException;

@@ -1,5 +1,7 @@
 package io.rivulet.protocol;
 
+import io.rivulet.counters.ConnectionCounters;
+
 import io.rivulet.ApplicationErrorException;
 import io.rivulet.Message;
 import io.rivulet.MessageView;

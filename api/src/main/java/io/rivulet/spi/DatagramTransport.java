@@ -1,6 +1,6 @@
 package io.rivulet.spi;
 
-import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramSettings;
 
 import java.io.IOException;
 

@@ -1,7 +1,7 @@
 package io.rivulet.counters;
 
-import io.rivulet.engine.EngineCounters;
-import io.rivulet.protocol.ConnectionCounters;
+import io.rivulet.counters.NodeCounters;
+import io.rivulet.counters.ConnectionCounters;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,7 +25,7 @@ class NodeFileTest
     void aSeparateReadOnlyMappingSeesHeaderCountersTagsAndOwners() throws IOException
     {
         final Path file = NodeDirectory.fileFor(directory, "alpha");
-        try (EngineCounters counters = new EngineCounters(NodeFileWriter.create(file, "alpha", 128, 8192, true)))
+        try (NodeCounters counters = new NodeCounters(NodeFileWriter.create(file, "alpha", 128, 8192, true)))
         {
             counters.framesSent.getAndAdd(7);
             final ConnectionCounters connection = counters.connectionCounters(42, "10.0.0.9:7070");
@@ -65,7 +65,7 @@ class NodeFileTest
     void errorLogKeepsDistinctErrorsWithCountsAndCountsByType() throws IOException
     {
         final Path file = NodeDirectory.fileFor(directory, "errors");
-        try (EngineCounters counters = new EngineCounters(NodeFileWriter.create(file, "errors", 128, 256 * 1024, true)))
+        try (NodeCounters counters = new NodeCounters(NodeFileWriter.create(file, "errors", 128, 256 * 1024, true)))
         {
             for (int i = 0; i < 3; i++)
             {

@@ -4,7 +4,7 @@ import io.rivulet.Responder;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.ErrorCode;
-import io.rivulet.engine.EngineCounters;
+import io.rivulet.counters.NodeCounters;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -54,7 +54,7 @@ final class ProtocolHarness
         final String name;
         final EngineSideConnection connection;
         final InMemoryLink link;
-        final EngineCounters counters;
+        final NodeCounters counters;
         final List<Throwable> errors = new ArrayList<>();
         long nextKeepaliveNs;
         boolean senderReleased;
@@ -73,7 +73,7 @@ final class ProtocolHarness
         {
             this.name = name;
             this.link = link;
-            this.counters = new EngineCounters();
+            this.counters = new NodeCounters();
             final Outbound outbound = new Outbound(ringLength, settings.maxFrameLength(), counters.backPressureEvents);
             this.connection = new EngineSideConnection(new ProtocolConnection(link, outbound, settings,
                 counters.connectionCounters(), client, responder, commands::add, errors::add, nowNs));

@@ -5,9 +5,9 @@ import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.protocol.datagram.DatagramChannel;
 import io.rivulet.protocol.datagram.DatagramHeader;
-import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramSettings;
 import io.rivulet.protocol.datagram.LossyDatagramNetwork;
-import io.rivulet.protocol.datagram.SwiftSettings;
+import io.rivulet.spi.SwiftSettings;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 

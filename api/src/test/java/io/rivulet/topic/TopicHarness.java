@@ -3,7 +3,7 @@ package io.rivulet.topic;
 import io.rivulet.Connection;
 import io.rivulet.Responder;
 import io.rivulet.codec.FrameReader;
-import io.rivulet.engine.EngineCounters;
+import io.rivulet.counters.NodeCounters;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.EngineSideConnection;
 import io.rivulet.protocol.ProtocolConnection;
@@ -12,7 +12,7 @@ import io.rivulet.protocol.datagram.TopicDatagrams;
 import io.rivulet.spi.NodeExtension;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.protocol.datagram.DatagramChannels;
-import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.LinkClosedException;
@@ -150,7 +150,7 @@ final class TopicHarness
     private EngineSideConnection newConnection(
         final MemoryLink link, final boolean client, final int maxFrameLength, final List<NodeExtension> layers)
     {
-        final EngineCounters counters = new EngineCounters();
+        final NodeCounters counters = new NodeCounters();
         final ProtocolSettings settings = new ProtocolSettings(maxFrameLength, protocolSettings.maxMessageLength(),
             protocolSettings.streamWindow(), protocolSettings.keepaliveIntervalNs(), protocolSettings.keepaliveTimeoutNs(),
             protocolSettings.frameLimit());

@@ -7,7 +7,7 @@ import io.rivulet.Message;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
-import io.rivulet.engine.EngineCounters;
+import io.rivulet.counters.NodeCounters;
 import org.HdrHistogram.Histogram;
 import org.reactivestreams.Subscription;
 import picocli.CommandLine.Command;
@@ -331,8 +331,8 @@ public final class Demo implements Callable<Integer>
 
     private void counters()
     {
-        final EngineCounters c = client.counters();
-        final EngineCounters s = server.counters();
+        final NodeCounters c = client.counters();
+        final NodeCounters s = server.counters();
         out.printf("   %-22s %14s %14s%n", "", "client", "server");
         row("frames sent", c.framesSent.get(), s.framesSent.get());
         row("frames received", c.framesReceived.get(), s.framesReceived.get());

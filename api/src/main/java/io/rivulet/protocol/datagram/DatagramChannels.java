@@ -1,5 +1,7 @@
 package io.rivulet.protocol.datagram;
 
+import io.rivulet.spi.DatagramSettings;
+
 import io.rivulet.ConfigurationException;
 import io.rivulet.counters.CounterFactory;
 import io.rivulet.counters.UdPathCounters;

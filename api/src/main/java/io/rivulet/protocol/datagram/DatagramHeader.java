@@ -1,5 +1,7 @@
 package io.rivulet.protocol.datagram;
 
+import io.rivulet.spi.DatagramSettings;
+
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -42,7 +44,7 @@ public final class DatagramHeader
 
     public static final int PAYLOAD_LENGTH_OFFSET = 12;
     public static final int TIMESTAMP_OFFSET = 16;
-    public static final int DATA_HEADER_LENGTH = 24;
+    public static final int DATA_HEADER_LENGTH = DatagramSettings.DATA_HEADER_LENGTH;
 
     public static final int RESERVED_OFFSET = 12;
     public static final int BITMAP_OFFSET = 16;

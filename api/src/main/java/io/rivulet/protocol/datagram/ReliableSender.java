@@ -1,5 +1,7 @@
 package io.rivulet.protocol.datagram;
 
+import io.rivulet.spi.DatagramSettings;
+
 import io.rivulet.spi.DatagramEndpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -1,5 +1,7 @@
 package io.rivulet.protocol.datagram;
 
+import io.rivulet.spi.SwiftSettings;
+
 /**
  * Delay-based congestion window of one path, after Swift (Kumar et al., SIGCOMM 2020) as its public
  * simulator states the rules:

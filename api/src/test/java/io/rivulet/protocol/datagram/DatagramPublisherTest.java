@@ -1,5 +1,8 @@
 package io.rivulet.protocol.datagram;
 
+import io.rivulet.spi.DatagramSettings;
+import io.rivulet.spi.SwiftSettings;
+
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 

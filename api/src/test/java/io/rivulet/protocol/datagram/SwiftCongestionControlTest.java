@@ -1,5 +1,7 @@
 package io.rivulet.protocol.datagram;
 
+import io.rivulet.spi.SwiftSettings;
+
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

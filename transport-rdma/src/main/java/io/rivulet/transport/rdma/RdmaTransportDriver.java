@@ -1,8 +1,7 @@
 package io.rivulet.transport.rdma;
 
 import io.rivulet.counters.CounterTypes;
-import io.rivulet.protocol.datagram.DatagramHeader;
-import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.DatagramTransport;
 import io.rivulet.spi.ExposedMemory;
@@ -290,7 +289,7 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         {
             throw new IOException("datagrams of " + maxDatagramLength + " bytes do not fit the UD path MTU of " +
                 context.deviceName() + " (" + mtu + " bytes): set rivulet.ud.maxPayload to at most " +
-                (mtu - DatagramHeader.DATA_HEADER_LENGTH));
+                (mtu - DatagramSettings.DATA_HEADER_LENGTH));
         }
         final Executor executor;
         if (context instanceof SoftVerbsContext)
@@ -336,7 +335,7 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
             final int mtu = context.udMtu();
             if (System.getProperty("rivulet.ud.maxPayload") == null && defaults.maxDatagramLength() > mtu)
             {
-                defaults.maxPayload(mtu - DatagramHeader.DATA_HEADER_LENGTH);
+                defaults.maxPayload(mtu - DatagramSettings.DATA_HEADER_LENGTH);
             }
         }
         catch (final IOException ex)

@@ -1,5 +1,7 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.spi.DatagramSettings;
+
 import io.rivulet.ConfigurationException;
 import io.rivulet.Connection;
 import io.rivulet.Responder;
@@ -161,7 +163,7 @@ class RdmaUdTopicTest
             .transport(new RdmaTransport(RdmaTestSupport.provider().withMtu(1024)))
             .countersFile(false)
             .topicDatagrams(true)
-            .datagramSettings(new io.rivulet.protocol.datagram.DatagramSettings().maxPayload(4072))))
+            .datagramSettings(new io.rivulet.spi.DatagramSettings().maxPayload(4072))))
             .hasMessageContaining("do not fit the UD path MTU")
             .hasMessageContaining("set rivulet.ud.maxPayload to at most 1000");
     }

@@ -22,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * @param <T> the reply.
  */
-public class ReplySlot<T> implements CoreSubscriber<T>
+public final class ReplySlot<T> implements CoreSubscriber<T>
 {
     /** How the application thread waits. */
     public interface Wait
@@ -68,7 +68,7 @@ public class ReplySlot<T> implements CoreSubscriber<T>
      *
      * @param wait how that thread waits.
      */
-    protected ReplySlot(final Wait wait)
+    public ReplySlot(final Wait wait)
     {
         this.wait = wait;
     }

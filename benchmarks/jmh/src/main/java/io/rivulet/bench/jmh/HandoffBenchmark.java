@@ -3,7 +3,7 @@ package io.rivulet.bench.jmh;
 import io.rivulet.Connection;
 import io.rivulet.Message;
 import io.rivulet.Responder;
-import io.rivulet.engine.EngineCounters;
+import io.rivulet.counters.NodeCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
@@ -64,7 +64,7 @@ public class HandoffBenchmark
         public void setUp()
         {
             final int maxFrameLength = 16 * 1024;
-            final EngineCounters counters = new EngineCounters();
+            final NodeCounters counters = new NodeCounters();
             final Outbound outbound = new Outbound(256 * 1024, maxFrameLength, counters.backPressureEvents);
             final ProtocolSettings settings = new ProtocolSettings(maxFrameLength, 16 * 1024 * 1024, 256,
                 TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(5), 64);

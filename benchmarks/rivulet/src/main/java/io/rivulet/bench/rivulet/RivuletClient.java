@@ -1,5 +1,6 @@
 package io.rivulet.bench.rivulet;
 
+import io.rivulet.bench.harness.ReplySlot;
 import io.rivulet.Connection;
 import io.rivulet.Message;
 import io.rivulet.Rivulet;

@@ -1,5 +1,6 @@
 package io.rivulet.bench.rsocket;
 
+import io.rivulet.bench.harness.ReplySlot;
 import io.netty.buffer.ByteBuf;
 import io.rivulet.bench.harness.BenchClient;
 import io.rivulet.bench.harness.ClientMain;

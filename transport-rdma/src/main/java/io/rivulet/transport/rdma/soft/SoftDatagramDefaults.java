@@ -1,6 +1,6 @@
 package io.rivulet.transport.rdma.soft;
 
-import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramSettings;
 
 import java.util.concurrent.TimeUnit;
 

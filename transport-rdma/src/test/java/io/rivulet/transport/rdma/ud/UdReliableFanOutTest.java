@@ -2,11 +2,11 @@ package io.rivulet.transport.rdma.ud;
 
 import io.rivulet.protocol.datagram.DatagramMessageHandler;
 import io.rivulet.protocol.datagram.DatagramPublisher;
-import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramSettings;
 import io.rivulet.protocol.datagram.DatagramSubscriber;
 import io.rivulet.protocol.datagram.ReliableReceiver;
 import io.rivulet.protocol.datagram.ReliableSender;
-import io.rivulet.protocol.datagram.SwiftSettings;
+import io.rivulet.spi.SwiftSettings;
 import io.rivulet.transport.rdma.soft.SoftFabric;
 import io.rivulet.transport.rdma.soft.SoftFaults;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;

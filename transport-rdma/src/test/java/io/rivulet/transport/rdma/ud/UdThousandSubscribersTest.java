@@ -2,9 +2,9 @@ package io.rivulet.transport.rdma.ud;
 
 import io.rivulet.transport.rdma.ForwardingVerbsContext;
 import io.rivulet.protocol.datagram.DatagramPublisher;
-import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramSettings;
 import io.rivulet.protocol.datagram.DatagramSubscriber;
-import io.rivulet.protocol.datagram.SwiftSettings;
+import io.rivulet.spi.SwiftSettings;
 import io.rivulet.transport.rdma.soft.SoftFabric;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
 import io.rivulet.transport.rdma.soft.SoftVerbsProvider;

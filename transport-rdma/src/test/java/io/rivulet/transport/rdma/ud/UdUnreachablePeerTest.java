@@ -2,7 +2,7 @@ package io.rivulet.transport.rdma.ud;
 
 import io.rivulet.protocol.datagram.DatagramChannel;
 import io.rivulet.protocol.datagram.DatagramChannels;
-import io.rivulet.protocol.datagram.DatagramSettings;
+import io.rivulet.spi.DatagramSettings;
 import io.rivulet.transport.rdma.soft.SoftFabric;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
 import io.rivulet.transport.rdma.soft.SoftVerbsProvider;

@@ -1,4 +1,4 @@
-package io.rivulet.protocol.datagram;
+package io.rivulet.spi;
 
 import java.util.concurrent.TimeUnit;
 

@@ -1,9 +1,5 @@
-package io.rivulet.engine;
+package io.rivulet.counters;
 
-import io.rivulet.counters.CounterFactory;
-import io.rivulet.counters.CounterTypes;
-import io.rivulet.counters.NodeFileWriter;
-import io.rivulet.protocol.ConnectionCounters;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
 
@@ -18,11 +14,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe for reading; each counter has the writers named in its javadoc.
  */
-public final class EngineCounters implements AutoCloseable
+public final class NodeCounters implements AutoCloseable
 {
     /** Distinct exception types that get a counter of their own; later ones count under "other". */
     private static final int MAX_ERROR_TYPES = 32;
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EngineCounters.class);
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(NodeCounters.class);
 
     private final NodeFileWriter nodeFile;
     private final ConcurrentHashMap<String, AtomicCounter> errorsByType = new ConcurrentHashMap<>();
@@ -67,7 +63,7 @@ public final class EngineCounters implements AutoCloseable
     public final AtomicCounter regionOpsPosted;
 
     /** Counters in a private in-memory region: for unit tests and benchmarks that run without a node. */
-    public EngineCounters()
+    public NodeCounters()
     {
         this(NodeFileWriter.inMemory("detached", 256, 64 * 1024));
     }
@@ -75,7 +71,7 @@ public final class EngineCounters implements AutoCloseable
     /**
      * @param nodeFile where the counters live; closed by {@link #close()}.
      */
-    public EngineCounters(final NodeFileWriter nodeFile)
+    public NodeCounters(final NodeFileWriter nodeFile)
     {
         this.nodeFile = nodeFile;
         framesSent = node(CounterTypes.NODE_FRAMES_SENT, "frames sent");

@@ -1,7 +1,5 @@
-package io.rivulet.protocol;
+package io.rivulet.counters;
 
-import io.rivulet.counters.CounterTypes;
-import io.rivulet.counters.NodeFileWriter;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
@@ -101,7 +99,7 @@ public final class ConnectionCounters implements AutoCloseable
         return remoteAddress;
     }
 
-    void onFrameReceived(final int length)
+    public void onFrameReceived(final int length)
     {
         framesReceived.incrementRelease();
         bytesReceived.getAndAddRelease(length);
@@ -110,42 +108,42 @@ public final class ConnectionCounters implements AutoCloseable
     }
 
     /** Conductor: a whole message (the last or only fragment of a request or payload) arrived. */
-    void onMessageIn()
+    public void onMessageIn()
     {
         messagesIn.incrementRelease();
     }
 
-    void onMessageReceived()
+    public void onMessageReceived()
     {
         fireAndForgetReceived.incrementRelease();
     }
 
-    void onProtocolError()
+    public void onProtocolError()
     {
         protocolErrors.incrementRelease();
     }
 
-    void onConnectionLost()
+    public void onConnectionLost()
     {
         connectionsLost.incrementRelease();
     }
 
-    void onConnectionClosed()
+    public void onConnectionClosed()
     {
         connectionsClosed.incrementRelease();
     }
 
-    void onSetupRejected()
+    public void onSetupRejected()
     {
         setupsRejected.incrementRelease();
     }
 
-    void onSetupTimeout()
+    public void onSetupTimeout()
     {
         setupTimeouts.incrementRelease();
     }
 
-    void onLimitRejection()
+    public void onLimitRejection()
     {
         limitRejections.increment(); // also from producer threads
     }
@@ -168,7 +166,7 @@ public final class ConnectionCounters implements AutoCloseable
     }
 
     /** @return the connection's credit-stall counter (producer threads; rolls up into the node's). */
-    AtomicCounter creditStalls()
+    public AtomicCounter creditStalls()
     {
         return creditStalls;
     }

@@ -1,4 +1,4 @@
-package io.rivulet.protocol.datagram;
+package io.rivulet.spi;
 
 import org.agrona.BitUtil;
 import org.agrona.SystemUtil;
@@ -12,9 +12,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DatagramSettings
 {
+    /** Bytes of the reliable-datagram header in front of each data payload: what a datagram adds to it. */
+    public static final int DATA_HEADER_LENGTH = 24;
+
     private int window = size("rivulet.ud.window", 256);
     private int ringLength = size("rivulet.ud.ringLength", 512);
-    private int maxPayload = size("rivulet.ud.maxPayload", 4096 - DatagramHeader.DATA_HEADER_LENGTH);
+    private int maxPayload = size("rivulet.ud.maxPayload", 4096 - DATA_HEADER_LENGTH);
     private int ackEvery = size("rivulet.ud.ackEvery", 16);
     private long ackIntervalNs = duration("rivulet.ud.ackInterval", TimeUnit.MICROSECONDS.toNanos(100));
     private long nakDelayNs = duration("rivulet.ud.nakDelay", TimeUnit.MICROSECONDS.toNanos(50));
@@ -181,7 +184,7 @@ public final class DatagramSettings
     /** @return the longest datagram this protocol sends: a DATA header and {@link #maxPayload()}. */
     public int maxDatagramLength()
     {
-        return DatagramHeader.DATA_HEADER_LENGTH + maxPayload;
+        return DATA_HEADER_LENGTH + maxPayload;
     }
 
     /**
@@ -194,7 +197,7 @@ public final class DatagramSettings
             "rivulet.ud.window must be a power of two within [64, 65536]: " + window);
         SwiftSettings.require(BitUtil.isPowerOfTwo(ringLength) && ringLength >= window && ringLength <= 1 << 24,
             "rivulet.ud.ringLength must be a power of two within [window, 2^24]: " + ringLength);
-        SwiftSettings.require(maxPayload >= 1 && maxPayload <= 65536 - DatagramHeader.DATA_HEADER_LENGTH,
+        SwiftSettings.require(maxPayload >= 1 && maxPayload <= 65536 - DATA_HEADER_LENGTH,
             "rivulet.ud.maxPayload must be within [1, 65512]: " + maxPayload);
         SwiftSettings.require((long)ringLength * slotLength(maxPayload) <= Integer.MAX_VALUE,
             "rivulet.ud.ringLength x maxPayload must fit in 2 GiB");
@@ -215,9 +218,9 @@ public final class DatagramSettings
         return this;
     }
 
-    static int slotLength(final int maxPayload)
+    public static int slotLength(final int maxPayload)
     {
-        return BitUtil.align(DatagramHeader.DATA_HEADER_LENGTH + maxPayload, 8);
+        return BitUtil.align(DATA_HEADER_LENGTH + maxPayload, 8);
     }
 
     static int size(final String property, final int defaultValue)

@@ -1,4 +1,4 @@
-package io.rivulet.protocol;
+package io.rivulet.counters;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.status.AtomicCounter;

@@ -1,0 +1,79 @@
+package io.rivulet.protocol;
+
+import io.rivulet.Responder;
+import io.rivulet.counters.NodeCounters;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The stream table on its own: id parity, reuse after a wrap, and the peer's streams counted apart. */
+class StreamTableTest
+{
+    private final ProtocolConnection connection = newConnection();
+
+    @Test
+    void shouldAllocateOddIdsOnTheClientAndEvenIdsOnTheServer()
+    {
+        final StreamTable client = new StreamTable(true);
+        final StreamTable server = new StreamTable(false);
+
+        assertThat(new int[]{client.allocate(), client.allocate(), client.allocate()}).containsExactly(1, 3, 5);
+        assertThat(new int[]{server.allocate(), server.allocate()}).containsExactly(2, 4);
+        assertThat(client.isOwnId(7)).isTrue();
+        assertThat(client.isOwnId(8)).isFalse();
+        assertThat(server.isOwnId(8)).isTrue();
+    }
+
+    @Test
+    void shouldSkipIdsInUseAndCountThePeersStreamsApart()
+    {
+        final StreamTable table = new StreamTable(true);
+        final ProtocolStream request = stream(ProtocolStream.Kind.REQUESTER_RESPONSE);
+        final int id = table.allocate();
+        request.registered(id);
+        table.put(id, request);
+        final ProtocolStream peer = stream(ProtocolStream.Kind.RESPONDER_STREAM);
+        peer.registered(2);
+        table.put(2, peer);
+
+        assertThat(table.ownStreams()).isEqualTo(1);
+        assertThat(table.peerStreams()).isEqualTo(1);
+        assertThat(table.get(id)).isSameAs(request);
+
+        table.remove(peer);
+        assertThat(table.peerStreams()).isZero();
+        assertThat(table.contains(2)).isFalse();
+        table.remove(stream(ProtocolStream.Kind.REQUESTER_RESPONSE)); // not in the table: nothing changes
+        assertThat(table.ownStreams()).isEqualTo(1);
+        assertThat(table.removeAll()).containsExactly(request);
+        assertThat(table.ownStreams()).isZero();
+    }
+
+    @Test
+    void shouldSkipAnIdStillOpen()
+    {
+        final StreamTable table = new StreamTable(true);
+        final ProtocolStream open = stream(ProtocolStream.Kind.REQUESTER_STREAM);
+        open.registered(1);
+        table.put(1, open);
+
+        assertThat(table.allocate()).as("1 is in use").isEqualTo(3);
+    }
+
+    private ProtocolStream stream(final ProtocolStream.Kind kind)
+    {
+        return new ProtocolStream(connection, kind);
+    }
+
+    private static ProtocolConnection newConnection()
+    {
+        final NodeCounters counters = new NodeCounters();
+        final ProtocolSettings settings = new ProtocolSettings(16 * 1024, 1024 * 1024, 16,
+            TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(5), 64);
+        final Outbound outbound = new Outbound(256 * 1024, 16 * 1024, counters.backPressureEvents);
+        return new ProtocolConnection(InMemoryLink.pair()[0], outbound, settings,
+            counters.connectionCounters(), true, Responder.none(), Runnable::run, Throwable::printStackTrace, 0);
+    }
+}

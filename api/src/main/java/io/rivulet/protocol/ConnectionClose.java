@@ -23,8 +23,8 @@ import java.util.function.LongSupplier;
  * One connection's close state machine, on the conductor:
  *
  * <pre>
- *  OPEN ──closeGracefully──▶ DRAINING (CLOSE queued; the sender drains the ring) ──▶ awaiting the peer's close ──┐
- *    └──lose / closeByPeer──▶ RELEASING (the sender drops the ring) ──────────────────────────────────────────┴──▶ FINISHED
+ *  OPEN ─closeGracefully─▶ DRAINING: CLOSE queued, the sender drains the ring ─▶ awaiting the peer's close ─┐
+ *   └───lose / closeByPeer─▶ RELEASING: the sender drops the ring ──────────────────────────────────────────┴─▶ FINISHED
  * </pre>
  *
  * <p>The first cause wins; later ones are ignored. Beginning the close tells the connection (its listener) to end

@@ -40,7 +40,8 @@ final class ControlFrames
     /** @return false when the ring has no room for the error. */
     boolean error(final int streamId, final ErrorCode code, final String reason)
     {
-        final byte[] text = FrameWriter.utf8(reason, Math.min(MAX_TEXT, outbound.maxFrameLength() - FrameWriter.errorLength(0)));
+        final byte[] text = FrameWriter.utf8(reason,
+            Math.min(MAX_TEXT, outbound.maxFrameLength() - FrameWriter.errorLength(0)));
         final int index = outbound.claim(FrameWriter.errorLength(text.length));
         if (index <= 0)
         {
@@ -53,7 +54,8 @@ final class ControlFrames
 
     void close(final ErrorCode code, final String reason)
     {
-        final byte[] text = FrameWriter.utf8(reason, Math.min(MAX_TEXT, outbound.maxFrameLength() - FrameWriter.closeLength(0)));
+        final byte[] text = FrameWriter.utf8(reason,
+            Math.min(MAX_TEXT, outbound.maxFrameLength() - FrameWriter.closeLength(0)));
         final int index = outbound.claim(FrameWriter.closeLength(text.length));
         if (index > 0)
         {

@@ -213,7 +213,8 @@ final class InboundStreams
     {
         if (!stream.onMessage(message, reader.flags()))
         {
-            services.violation(Violation.CREDIT_EXCEEDED, "PAYLOAD on stream " + streamId + " beyond the credits granted");
+            services.violation(Violation.CREDIT_EXCEEDED,
+                "PAYLOAD on stream " + streamId + " beyond the credits granted");
         }
     }
 
@@ -283,8 +284,8 @@ final class InboundStreams
             " streams already open on this connection (rivulet.maxStreams)";
         if (!control.error(streamId, ErrorCode.REJECTED, reason))
         {
-            services.violation(Violation.LIMIT_EXCEEDED, "requests beyond the stream limit of " + settings.maxStreams() +
-                " faster than refusals can be sent");
+            services.violation(Violation.LIMIT_EXCEEDED, "requests beyond the stream limit of " +
+                settings.maxStreams() + " faster than refusals can be sent");
         }
     }
 

@@ -436,7 +436,8 @@ public final class ProtocolConnection implements ConnectionOutput
         {
             counters.onLimitRejection();
             stream.terminate(new LimitExceededException("request to " + remoteAddress + " refused: " +
-                settings.maxPendingRequests() + " requests already open on this connection (rivulet.maxPendingRequests)"));
+                settings.maxPendingRequests() +
+                " requests already open on this connection (rivulet.maxPendingRequests)"));
             return;
         }
         final int id = streams.allocate();

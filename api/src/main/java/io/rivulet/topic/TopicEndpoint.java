@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>publisher role</b>: the peer's subscriptions (SUBSCRIBE / UNSUBSCRIBE), matched against this
  *       node's publications; one {@link TopicCursor} per matching publication, which the sender thread
  *       serves; TOPIC_STATUS credits and liveness go to the cursor;</li>
- *   <li><b>subscriber role</b>: this side's {@code subscribe(pattern)} calls; an {@link Attachment} per topic
+ *   <li><b>subscriber role</b>: this side's {@code subscribe(pattern)} calls; a {@link TopicAttachment} per topic
  *       the peer attached, which fans each frame out to the subscriptions it feeds, checks sequences, grants
  *       credits and watches the publisher's heartbeat.</li>
  * </ul>
@@ -71,11 +71,11 @@ public final class TopicEndpoint implements ConnectionExtension
 
     // Subscriber role.
     private final Int2ObjectHashMap<TopicSubscription> subscriptions = new Int2ObjectHashMap<>();
-    private final Int2ObjectHashMap<Attachment> attachments = new Int2ObjectHashMap<>();
-    private final ArrayList<Attachment> attachmentList = new ArrayList<>();
+    private final Int2ObjectHashMap<TopicAttachment> attachments = new Int2ObjectHashMap<>();
+    private final ArrayList<TopicAttachment> attachmentList = new ArrayList<>();
     private final ManyToOneConcurrentLinkedQueue<TopicSubscription> signals = new ManyToOneConcurrentLinkedQueue<>();
     private final ArrayDeque<byte[]> pendingControl = new ArrayDeque<>();
-    private final ArrayDeque<Attachment> dirty = new ArrayDeque<>();
+    private final ArrayDeque<TopicAttachment> dirty = new ArrayDeque<>();
     private int nextSubscriptionId = 1;
 
     private long nowNs;
@@ -104,58 +104,6 @@ public final class TopicEndpoint implements ConnectionExtension
             this.id = id;
             this.pattern = pattern;
             this.initialCredits = initialCredits;
-        }
-    }
-
-    /** A topic the peer attached to this side's subscriptions (subscriber role). */
-    static final class Attachment
-    {
-        final int topicId;
-        final String topic;
-        final int sessionId;
-        final SlowConsumerPolicy policy;
-        final ArrayList<Member> members = new ArrayList<>();
-        long outstanding;
-        long lastHeardNs;
-        long lastStatusNs;
-        int snapshotSubscriptionId;
-        int snapshotRemaining;
-        Member snapshotMember;
-        boolean inCatchUp;
-        long catchUpTo;
-        boolean dirty;
-
-        Attachment(final int topicId, final String topic, final int sessionId, final SlowConsumerPolicy policy)
-        {
-            this.topicId = topicId;
-            this.topic = topic;
-            this.sessionId = sessionId;
-            this.policy = policy;
-        }
-
-        Member member(final TopicSubscription subscription)
-        {
-            for (int i = 0; i < members.size(); i++)
-            {
-                if (members.get(i).subscription == subscription)
-                {
-                    return members.get(i);
-                }
-            }
-            return null;
-        }
-    }
-
-    /** A subscription fed by an attachment, and the last sequence it was handed. */
-    static final class Member
-    {
-        final TopicSubscription subscription;
-        long lastSequence;
-
-        Member(final TopicSubscription subscription, final long lastSequence)
-        {
-            this.subscription = subscription;
-            this.lastSequence = lastSequence;
         }
     }
 
@@ -328,8 +276,8 @@ public final class TopicEndpoint implements ConnectionExtension
         subscription.done = true;
         for (int i = 0; i < subscription.attachments.size(); i++)
         {
-            final Attachment attachment = subscription.attachments.get(i);
-            final Member member = attachment.member(subscription);
+            final TopicAttachment attachment = subscription.attachments.get(i);
+            final TopicAttachment.Member member = attachment.member(subscription);
             attachment.members.remove(member);
             if (attachment.snapshotMember == member)
             {
@@ -377,7 +325,7 @@ public final class TopicEndpoint implements ConnectionExtension
         int work = 0;
         for (int i = attachmentList.size() - 1; i >= 0; i--)
         {
-            final Attachment attachment = attachmentList.get(i);
+            final TopicAttachment attachment = attachmentList.get(i);
             if (attachment.members.isEmpty())
             {
                 continue; // detaching: no status, the publisher's DETACH (or its timeout) ends it
@@ -401,7 +349,7 @@ public final class TopicEndpoint implements ConnectionExtension
         return work;
     }
 
-    private void markDirty(final Attachment attachment)
+    private void markDirty(final TopicAttachment attachment)
     {
         if (!attachment.dirty)
         {
@@ -413,7 +361,7 @@ public final class TopicEndpoint implements ConnectionExtension
     private int grantDirty()
     {
         int work = 0;
-        Attachment attachment;
+        TopicAttachment attachment;
         while ((attachment = dirty.peek()) != null)
         {
             final long credits = grant(attachment);
@@ -432,7 +380,7 @@ public final class TopicEndpoint implements ConnectionExtension
      * @return credits to grant an attachment now: what keeps its outstanding credits plus the fullest queue of
      * the subscriptions it feeds within a window.
      */
-    private long grant(final Attachment attachment)
+    private long grant(final TopicAttachment attachment)
     {
         if (attachment.members.isEmpty() || attachments.get(attachment.topicId) != attachment)
         {
@@ -454,7 +402,7 @@ public final class TopicEndpoint implements ConnectionExtension
         return grant;
     }
 
-    private boolean sendStatus(final Attachment attachment, final long credits)
+    private boolean sendStatus(final TopicAttachment attachment, final long credits)
     {
         final int length = frames.writeTopicStatus(scratch, 0, attachment.topicId, attachment.sessionId, (int)credits);
         if (!link.sendControl(scratch, 0, length))
@@ -740,11 +688,11 @@ public final class TopicEndpoint implements ConnectionExtension
             return violation(Violation.LIMIT_EXCEEDED, "TOPIC_ATTACH announces a snapshot of " + reader.count() + " entries, more than " +
                 TopicOptions.MAX_KEYS_LIMIT);
         }
-        Attachment attachment = attachments.get(topicId);
+        TopicAttachment attachment = attachments.get(topicId);
         if (attachment == null)
         {
             final SlowConsumerPolicy policy = SlowConsumerPolicy.values()[reader.policy()];
-            attachment = new Attachment(topicId, topic, reader.sessionId(), policy);
+            attachment = new TopicAttachment(topicId, topic, reader.sessionId(), policy);
             // The publisher's cursor starts with the credits this side's SUBSCRIBE offered: the window.
             attachment.outstanding = settings.window();
             attachment.lastStatusNs = nowNs;
@@ -761,7 +709,7 @@ public final class TopicEndpoint implements ConnectionExtension
         }
         attachment.lastHeardNs = nowNs;
         final long snapshotSequence = reader.sequence();
-        Member member = null;
+        TopicAttachment.Member member = null;
         final TopicSubscription subscription = subscriptions.get(reader.subscriptionId());
         if (subscription != null && !subscription.done)
         {
@@ -774,7 +722,7 @@ public final class TopicEndpoint implements ConnectionExtension
             {
                 return violation(Violation.OUT_OF_ORDER, "TOPIC_ATTACH of topic " + topic + " to subscription " + subscription.id + " twice");
             }
-            member = new Member(subscription, snapshotSequence);
+            member = new TopicAttachment.Member(subscription, snapshotSequence);
             attachment.members.add(member);
             subscription.attachments.add(attachment);
             subscription.enqueue(TopicMessage.joined(topic, attachment.sessionId, snapshotSequence, attachment.policy,
@@ -789,7 +737,7 @@ public final class TopicEndpoint implements ConnectionExtension
 
     private boolean onSnapshot(final FrameReader reader)
     {
-        final Attachment attachment = attachments.get(reader.topicId());
+        final TopicAttachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
             return true; // the attachment ended; a late frame
@@ -809,7 +757,7 @@ public final class TopicEndpoint implements ConnectionExtension
                     " outside its snapshot");
             }
             attachment.snapshotRemaining--;
-            final Member member = attachment.snapshotMember;
+            final TopicAttachment.Member member = attachment.snapshotMember;
             if (member != null)
             {
                 member.subscription.enqueue(TopicMessage.data(TopicMessage.Kind.SNAPSHOT, attachment.topic,
@@ -830,7 +778,7 @@ public final class TopicEndpoint implements ConnectionExtension
         TopicMessage message = null;
         for (int i = 0; i < attachment.members.size(); i++)
         {
-            final Member member = attachment.members.get(i);
+            final TopicAttachment.Member member = attachment.members.get(i);
             if (sequence > member.lastSequence)
             {
                 if (message == null)
@@ -847,7 +795,7 @@ public final class TopicEndpoint implements ConnectionExtension
 
     private boolean onData(final FrameReader reader)
     {
-        final Attachment attachment = attachments.get(reader.topicId());
+        final TopicAttachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
             return true; // late frame of an attachment that ended
@@ -867,7 +815,7 @@ public final class TopicEndpoint implements ConnectionExtension
             attachment.inCatchUp = false;
             for (int i = 0; i < attachment.members.size(); i++)
             {
-                final Member member = attachment.members.get(i);
+                final TopicAttachment.Member member = attachment.members.get(i);
                 member.lastSequence = Math.max(member.lastSequence, attachment.catchUpTo);
             }
         }
@@ -875,7 +823,7 @@ public final class TopicEndpoint implements ConnectionExtension
         TopicMessage message = null;
         for (int i = 0; i < attachment.members.size(); i++)
         {
-            final Member member = attachment.members.get(i);
+            final TopicAttachment.Member member = attachment.members.get(i);
             if (sequence <= member.lastSequence)
             {
                 continue; // already in this subscription's snapshot: no duplicate across the seam
@@ -898,7 +846,7 @@ public final class TopicEndpoint implements ConnectionExtension
 
     private boolean onGap(final FrameReader reader)
     {
-        final Attachment attachment = attachments.get(reader.topicId());
+        final TopicAttachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
             return true;
@@ -917,7 +865,7 @@ public final class TopicEndpoint implements ConnectionExtension
             TopicMessage.GapReason.CONFLATED : TopicMessage.GapReason.LOST;
         for (int i = 0; i < attachment.members.size(); i++)
         {
-            final Member member = attachment.members.get(i);
+            final TopicAttachment.Member member = attachment.members.get(i);
             if (to > member.lastSequence)
             {
                 member.subscription.enqueue(TopicMessage.gap(attachment.topic, attachment.sessionId,
@@ -933,7 +881,7 @@ public final class TopicEndpoint implements ConnectionExtension
         {
             for (int i = 0; i < attachment.members.size(); i++)
             {
-                final Member member = attachment.members.get(i);
+                final TopicAttachment.Member member = attachment.members.get(i);
                 member.lastSequence = Math.max(member.lastSequence, to);
             }
         }
@@ -942,7 +890,7 @@ public final class TopicEndpoint implements ConnectionExtension
 
     private boolean onHeartbeat(final FrameReader reader)
     {
-        final Attachment attachment = attachments.get(reader.topicId());
+        final TopicAttachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
             return true;
@@ -957,7 +905,7 @@ public final class TopicEndpoint implements ConnectionExtension
 
     private boolean onDetach(final FrameReader reader)
     {
-        final Attachment attachment = attachments.get(reader.topicId());
+        final TopicAttachment attachment = attachments.get(reader.topicId());
         if (attachment == null)
         {
             return true;
@@ -975,7 +923,7 @@ public final class TopicEndpoint implements ConnectionExtension
         {
             for (int i = 0; i < attachment.members.size(); i++)
             {
-                final Member member = attachment.members.get(i);
+                final TopicAttachment.Member member = attachment.members.get(i);
                 member.subscription.attachments.remove(attachment);
                 if (last > member.lastSequence)
                 {
@@ -1009,9 +957,9 @@ public final class TopicEndpoint implements ConnectionExtension
         return true;
     }
 
-    private void failMembers(final Attachment attachment, final RivuletException error)
+    private void failMembers(final TopicAttachment attachment, final RivuletException error)
     {
-        final ArrayList<Member> members = new ArrayList<>(attachment.members);
+        final ArrayList<TopicAttachment.Member> members = new ArrayList<>(attachment.members);
         for (int i = 0; i < members.size(); i++)
         {
             fail(members.get(i).subscription, error);
@@ -1020,7 +968,7 @@ public final class TopicEndpoint implements ConnectionExtension
         attachment.snapshotMember = null;
     }
 
-    private boolean checkSession(final Attachment attachment, final FrameReader reader, final String frame)
+    private boolean checkSession(final TopicAttachment attachment, final FrameReader reader, final String frame)
     {
         if (attachment.sessionId != reader.sessionId())
         {
@@ -1030,7 +978,7 @@ public final class TopicEndpoint implements ConnectionExtension
         return true;
     }
 
-    private boolean useCredit(final Attachment attachment, final String frame)
+    private boolean useCredit(final TopicAttachment attachment, final String frame)
     {
         if (attachment.outstanding <= 0)
         {

@@ -39,7 +39,7 @@ final class TopicSubscription implements Publisher<TopicMessage>, Subscription
     boolean registered;
     /** Left the endpoint: cancelled, failed or the connection closed. */
     boolean done;
-    final ArrayList<TopicEndpoint.Attachment> attachments = new ArrayList<>();
+    final ArrayList<TopicAttachment> attachments = new ArrayList<>();
     private final ArrayDeque<TopicMessage> queue = new ArrayDeque<>();
     private Throwable error;
     private boolean terminated;

@@ -43,6 +43,27 @@ final class TopicAttachment
         return null;
     }
 
+    /** The subscription leaves: no more frames for it, nor the rest of a snapshot it was being handed. */
+    void removeMember(final TopicSubscription subscription)
+    {
+        final Member member = member(subscription);
+        members.remove(member);
+        if (snapshotMember == member)
+        {
+            snapshotMember = null;
+        }
+    }
+
+    /** Every member has been handed up to a sequence (or skipped it): later frames only. */
+    void skipTo(final long sequence)
+    {
+        for (int i = 0; i < members.size(); i++)
+        {
+            final Member member = members.get(i);
+            member.lastSequence = Math.max(member.lastSequence, sequence);
+        }
+    }
+
     /** A subscription fed by an attachment, and the last sequence it was handed. */
     static final class Member
     {

@@ -10,6 +10,10 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.util.ArrayList;
 
 /**
+ * Test support (the api test-jar): a bare reliable-datagram publisher over a {@code DatagramEndpoint}, without
+ * connections or topics, so that the reliable-datagram protocol (windows, NAKs, Swift) is tested and simulated on
+ * its own. Production carries topic data through {@link DatagramChannels} and {@link TopicDatagrams}.
+ *
  * One publisher fanning messages out reliably over a {@link DatagramEndpoint}: each message is stored
  * once in a {@link DatagramRing} and sent to every subscriber path by its own {@link ReliableSender}
  * (own sequence numbers, window, RTT and congestion control). A ring slot is reused once every live path

@@ -9,6 +9,10 @@ import org.agrona.collections.Int2ObjectHashMap;
 import java.util.ArrayList;
 
 /**
+ * Test support (the api test-jar): a bare reliable-datagram subscriber over a {@code DatagramEndpoint}, without
+ * connections or topics, so that the reliable-datagram protocol (windows, NAKs, Swift) is tested and simulated on
+ * its own. Production carries topic data through {@link DatagramChannels} and {@link TopicDatagrams}.
+ *
  * The subscriber side over a {@link DatagramEndpoint}: one {@link ReliableReceiver} per publisher path,
  * DATA routed to it by session id, ACKs and NAKs sent back from {@link #doWork}. Bad datagrams are dropped
  * and counted ({@link #malformedDatagrams()}, unknown sessions, ACK/NAK sent to a subscriber).

@@ -55,6 +55,13 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
+import static io.rivulet.ContextProperties.require;
+import static io.rivulet.ContextProperties.threadingModeProperty;
+import static io.rivulet.ContextProperties.size;
+import static io.rivulet.ContextProperties.sizeLong;
+import static io.rivulet.ContextProperties.tokensProperty;
+import static io.rivulet.ContextProperties.duration;
+
 /**
  * A Rivulet node: an engine (conductor and sender agents) over one transport, serving and
  * requesting over any number of connections.
@@ -1078,82 +1085,6 @@ public final class Rivulet implements AutoCloseable
             return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
                 keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
                 maxConnections);
-        }
-
-        private static void require(final boolean condition, final String message)
-        {
-            if (!condition)
-            {
-                throw new ConfigurationException(message);
-            }
-        }
-
-        private static ThreadingMode threadingModeProperty()
-        {
-            final String value = System.getProperty("rivulet.threadingMode", "SHARED");
-            try
-            {
-                return ThreadingMode.valueOf(value.trim().toUpperCase());
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new ConfigurationException("rivulet.threadingMode: unknown threading mode '" + value +
-                    "' (DEDICATED, SHARED, INVOKER)");
-            }
-        }
-
-        private static int size(final String property, final int defaultValue)
-        {
-            try
-            {
-                return SystemUtil.getSizeAsInt(property, defaultValue);
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new ConfigurationException(property + ": " + ex.getMessage());
-            }
-        }
-
-        private static long sizeLong(final String property, final long defaultValue)
-        {
-            try
-            {
-                return SystemUtil.getSizeAsLong(property, defaultValue);
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new ConfigurationException(property + ": " + ex.getMessage());
-            }
-        }
-
-        private static Authenticator tokensProperty()
-        {
-            final String tokens = System.getProperty("rivulet.authTokens");
-            if (tokens == null || tokens.isBlank())
-            {
-                return null;
-            }
-            try
-            {
-                return Authenticator.tokens(java.util.Arrays.stream(tokens.split(",")).map(String::trim)
-                    .filter(token -> !token.isEmpty()).toArray(String[]::new));
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new ConfigurationException("rivulet.authTokens: " + ex.getMessage());
-            }
-        }
-
-        private static long duration(final String property, final long defaultNs)
-        {
-            try
-            {
-                return SystemUtil.getDurationInNanos(property, defaultNs);
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new ConfigurationException(property + ": " + ex.getMessage());
-            }
         }
     }
 }

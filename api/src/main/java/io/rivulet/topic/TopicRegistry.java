@@ -37,27 +37,40 @@ public final class TopicRegistry implements NodeExtension
     private final ArrayList<Publication> publications = new ArrayList<>();
     private final ArrayList<TopicEndpoint> endpoints = new ArrayList<>();
     private final java.util.IdentityHashMap<Publication, TopicCounters> counters = new java.util.IdentityHashMap<>();
-    /** Where publications' counters go; set before the agents start, null for none (unit tests). */
-    private io.rivulet.counters.CounterFactory counterFactory;
+    /** Where publications' counters go; null for none (unit tests). */
+    private final io.rivulet.counters.CounterFactory counterFactory;
     private long nextSampleNs;
 
     /**
+     * A registry whose publications have no counters (unit tests).
+     *
      * @param conductor runs commands on the conductor thread.
      * @param sender    the data plane, on the sender thread.
      * @param settings  the node's topic settings.
      */
     public TopicRegistry(final Executor conductor, final TopicSender sender, final TopicSettings settings)
     {
+        this(conductor, sender, settings, null);
+    }
+
+    /**
+     * @param conductor      runs commands on the conductor thread.
+     * @param sender         the data plane, on the sender thread.
+     * @param settings       the node's topic settings.
+     * @param counterFactory where each publication gets its counters in the node file; null for none.
+     */
+    public TopicRegistry(
+        final Executor conductor,
+        final TopicSender sender,
+        final TopicSettings settings,
+        final io.rivulet.counters.CounterFactory counterFactory)
+    {
         this.conductor = conductor;
         this.sender = sender;
         this.settings = settings;
+        this.counterFactory = counterFactory;
     }
 
-    /** Before the agents start: gives each publication counters in the node file. */
-    public void counters(final io.rivulet.counters.CounterFactory factory)
-    {
-        this.counterFactory = factory;
-    }
 
     /** Conductor: copies every publication's statistics to its counters. */
     public void sampleCounters()

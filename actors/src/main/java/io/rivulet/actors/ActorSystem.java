@@ -99,7 +99,7 @@ public final class ActorSystem implements AutoCloseable
         all.addAll(context.serializers());
         this.serializers = new SerializerRegistry(all);
         this.noReply = new AbstractReplier.None(counters);
-        this.peers = new Peers(node);
+        this.peers = new Peers(node, context.peerRetryAfter().toNanos());
         final int maxFrameLength = node.context().maxFrameLength();
         this.maxBatchBytes = Math.max(128, Math.min(maxFrameLength - 64, 64 * 1024));
         this.maxEnvelopeLength = node.context().maxMessageLength() - Envelopes.ENTRY_PREFIX;
@@ -519,6 +519,7 @@ public final class ActorSystem implements AutoCloseable
         private int throughput = intProperty("rivulet.actors.throughput", 64);
         private Duration askTimeout = durationProperty("rivulet.actors.askTimeout", Duration.ofSeconds(5));
         private Duration sendTimeout = durationProperty("rivulet.actors.sendTimeout", Duration.ofSeconds(5));
+        private Duration peerRetryAfter = durationProperty("rivulet.actors.peerRetryAfter", Duration.ofSeconds(1));
         private Duration streamClaimTimeout = durationProperty("rivulet.actors.streamClaimTimeout",
             Duration.ofSeconds(30));
         private int outboxCapacity = intProperty("rivulet.actors.outboxCapacity", 8192);
@@ -586,6 +587,21 @@ public final class ActorSystem implements AutoCloseable
         public Duration sendTimeout()
         {
             return sendTimeout;
+        }
+
+        /**
+         * How long a failed connect to a node is remembered ({@code rivulet.actors.peerRetryAfter}, 1s): messages to
+         * its actors in that time are dead letters at once, without a connect each; the next after it connects again.
+         */
+        public Context peerRetryAfter(final Duration peerRetryAfter)
+        {
+            this.peerRetryAfter = peerRetryAfter;
+            return this;
+        }
+
+        public Duration peerRetryAfter()
+        {
+            return peerRetryAfter;
         }
 
         /** How long a stream reply waits for its remote asker ({@code rivulet.actors.streamClaimTimeout}, 30s). */
@@ -685,6 +701,8 @@ public final class ActorSystem implements AutoCloseable
                 "askTimeout must be positive: " + askTimeout);
             require(sendTimeout != null && !sendTimeout.isNegative(),
                 "sendTimeout must not be negative: " + sendTimeout);
+            require(peerRetryAfter != null && !peerRetryAfter.isNegative(),
+                "peerRetryAfter must not be negative: " + peerRetryAfter);
             require(streamClaimTimeout != null && !streamClaimTimeout.isNegative() && !streamClaimTimeout.isZero(),
                 "streamClaimTimeout must be positive: " + streamClaimTimeout);
             require(outboxCapacity >= 2 && outboxCapacity <= 1 << 24,

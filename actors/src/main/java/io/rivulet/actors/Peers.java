@@ -7,12 +7,11 @@ import reactor.core.publisher.Sinks;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One connection per remote node, made on first use and forgotten when it closes (the next use connects
  * again). Every channel, watch and stream to actors of that node shares it. A failed connect is remembered
- * for {@link #RETRY_AFTER_NS}: requests in that time fail at once with the same error, so messages to a dead
+ * for a while ({@code rivulet.actors.peerRetryAfter}): requests in that time fail at once with the same error, so messages to a dead
  * node become dead letters instead of each starting a connect.
  *
  * <p>Thread-safe.
@@ -20,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 final class Peers
 {
     /** How long a failed connect is remembered. */
-    static final long RETRY_AFTER_NS = TimeUnit.SECONDS.toNanos(1);
+    private final long retryAfterNs;
 
     private record Failure(Throwable error, long untilNs)
     {
@@ -32,9 +31,14 @@ final class Peers
     private final Map<Connection, Boolean> open = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    Peers(final Rivulet node)
+    /**
+     * @param node         the node whose connections the actors share.
+     * @param retryAfterNs how long a failed connect is remembered.
+     */
+    Peers(final Rivulet node, final long retryAfterNs)
     {
         this.node = node;
+        this.retryAfterNs = retryAfterNs;
     }
 
     /**
@@ -86,7 +90,7 @@ final class Peers
                 },
                 error ->
                 {
-                    failures.put(address, new Failure(error, System.nanoTime() + RETRY_AFTER_NS));
+                    failures.put(address, new Failure(error, System.nanoTime() + retryAfterNs));
                     connections.remove(address, connecting);
                     sink.tryEmitError(error);
                 });

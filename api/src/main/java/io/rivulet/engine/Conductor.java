@@ -1,20 +1,19 @@
 package io.rivulet.engine;
 
-import io.rivulet.counters.NodeCounters;
-
 import io.rivulet.Connection;
 import io.rivulet.LimitExceededException;
 import io.rivulet.Responder;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.counters.ConnectionCounters;
+import io.rivulet.counters.NodeCounters;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.security.Authenticator;
 import io.rivulet.spi.LinkConnector;
-import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.LinkListener;
+import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.TransportDriver;
 import org.agrona.collections.Long2ObjectHashMap;

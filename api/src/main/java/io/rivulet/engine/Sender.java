@@ -1,8 +1,7 @@
 package io.rivulet.engine;
 
-import io.rivulet.counters.NodeCounters;
-
 import io.rivulet.codec.FrameHeader;
+import io.rivulet.counters.NodeCounters;
 import io.rivulet.protocol.ConnectionOutput;
 import io.rivulet.protocol.SendMode;
 import io.rivulet.spi.ReliableLink;

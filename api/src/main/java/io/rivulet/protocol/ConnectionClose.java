@@ -1,13 +1,12 @@
 package io.rivulet.protocol;
 
-import io.rivulet.counters.ConnectionCounters;
-
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
 import io.rivulet.ProtocolViolationException;
 import io.rivulet.RejectedException;
 import io.rivulet.RivuletException;
 import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.Violation;

@@ -1,9 +1,8 @@
 package io.rivulet.protocol;
 
-import io.rivulet.counters.ConnectionCounters;
-
 import io.rivulet.ConnectionLostException;
 import io.rivulet.RivuletException;
+import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.spi.ConnectionExtension;
 import io.rivulet.spi.ConnectionServices;
 import io.rivulet.spi.NodeExtension;

@@ -1,7 +1,5 @@
 package io.rivulet.protocol;
 
-import io.rivulet.counters.ConnectionCounters;
-
 import io.rivulet.Connection;
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.LimitExceededException;
@@ -11,6 +9,7 @@ import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.region.RegionDescriptor;
 import io.rivulet.region.RegionEndpoint;
 import io.rivulet.region.RemoteRegion;

@@ -1,7 +1,5 @@
 package io.rivulet.protocol;
 
-import io.rivulet.counters.ConnectionCounters;
-
 import io.rivulet.Connection;
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.RejectedException;
@@ -11,6 +9,7 @@ import io.rivulet.codec.FrameHeader;
 import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.spi.ConnectionExtension;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.Violation;

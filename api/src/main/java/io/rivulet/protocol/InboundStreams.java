@@ -1,7 +1,5 @@
 package io.rivulet.protocol;
 
-import io.rivulet.counters.ConnectionCounters;
-
 import io.rivulet.ApplicationErrorException;
 import io.rivulet.Message;
 import io.rivulet.MessageView;
@@ -12,6 +10,7 @@ import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.spi.ConnectionServices;
 import io.rivulet.spi.Violation;
 import org.reactivestreams.Publisher;

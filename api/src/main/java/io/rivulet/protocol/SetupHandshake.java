@@ -1,7 +1,5 @@
 package io.rivulet.protocol;
 
-import io.rivulet.counters.ConnectionCounters;
-
 import io.rivulet.Connection;
 import io.rivulet.ConnectionLostException;
 import io.rivulet.RejectedException;
@@ -10,6 +8,7 @@ import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.ErrorCode;
+import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.security.AuthenticationException;
 import io.rivulet.security.Authenticator;
 import io.rivulet.security.Credentials;

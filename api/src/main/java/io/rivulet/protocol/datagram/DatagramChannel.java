@@ -1,9 +1,8 @@
 package io.rivulet.protocol.datagram;
 
-import io.rivulet.spi.DatagramSettings;
-
 import io.rivulet.counters.UdPathCounters;
 import io.rivulet.spi.DatagramEndpoint;
+import io.rivulet.spi.DatagramSettings;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;

@@ -1,11 +1,10 @@
 package io.rivulet.protocol.datagram;
 
-import io.rivulet.spi.DatagramSettings;
-
 import io.rivulet.ConfigurationException;
 import io.rivulet.counters.CounterFactory;
 import io.rivulet.counters.UdPathCounters;
 import io.rivulet.spi.DatagramEndpoint;
+import io.rivulet.spi.DatagramSettings;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;

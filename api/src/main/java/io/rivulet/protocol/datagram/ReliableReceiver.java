@@ -1,8 +1,7 @@
 package io.rivulet.protocol.datagram;
 
-import io.rivulet.spi.DatagramSettings;
-
 import io.rivulet.spi.DatagramEndpoint;
+import io.rivulet.spi.DatagramSettings;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -2,7 +2,6 @@ package io.rivulet.protocol.datagram;
 
 import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.SwiftSettings;
-
 import io.rivulet.tck.TestTime;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.params.ParameterizedTest;

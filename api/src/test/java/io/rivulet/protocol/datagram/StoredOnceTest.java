@@ -1,9 +1,8 @@
 package io.rivulet.protocol.datagram;
 
+import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.SwiftSettings;
-
-import io.rivulet.spi.DatagramEndpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,5 @@
 package io.rivulet.transport.rdma;
 
-import io.rivulet.spi.DatagramSettings;
-
 import io.rivulet.ConfigurationException;
 import io.rivulet.Connection;
 import io.rivulet.Responder;
@@ -10,6 +8,7 @@ import io.rivulet.ThreadingMode;
 import io.rivulet.counters.CounterTypes;
 import io.rivulet.counters.NodeDirectory;
 import io.rivulet.counters.NodeFile;
+import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.LinkConnector;
 import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.Transport;

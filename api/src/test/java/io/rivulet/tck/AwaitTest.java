@@ -23,21 +23,31 @@ class AwaitTest
     void shouldReturnOnceAnotherThreadMakesTheConditionTrue() throws Exception
     {
         final AtomicBoolean flag = new AtomicBoolean();
+        final AtomicInteger polls = new AtomicInteger();
+        // The other thread sets the flag only after Await has seen it false three times: no sleep, no race.
         final Thread setter = new Thread(() ->
         {
-            sleepQuietly(20);
+            while (polls.get() < 3)
+            {
+                Thread.onSpinWait();
+            }
             flag.set(true);
         });
         setter.start();
         try
         {
-            Await.until(LONG, flag::get, () -> "the flag set");
+            Await.until(LONG, () ->
+            {
+                polls.incrementAndGet();
+                return flag.get();
+            }, () -> "the flag set");
         }
         finally
         {
             setter.join();
         }
         assertThat(flag).isTrue();
+        assertThat(polls.get()).as("polled while false, then once more").isGreaterThanOrEqualTo(4);
     }
 
     @Test
@@ -112,17 +122,5 @@ class AwaitTest
         {
             throw failure;
         }, () -> "never reached")).isSameAs(failure);
-    }
-
-    private static void sleepQuietly(final long millis)
-    {
-        try
-        {
-            Thread.sleep(millis);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -7,12 +7,12 @@ import org.agrona.DirectBuffer;
 
 import java.nio.ByteOrder;
 
-/** Reads a frame's header fields without validating the frame: for error messages about frames that failed to. */
+/**
+ * Reads a frame's header without validating the frame: its type, for the message about a frame that failed to
+ * decode, and whether a frame this node encoded ends an application message, for the sender's message count.
+ */
 public final class FrameHeader
 {
-    /** Offset of the template id (the frame type) in the SBE message header. */
-    private static final int TYPE_OFFSET = 2;
-
     private FrameHeader()
     {
     }
@@ -20,7 +20,7 @@ public final class FrameHeader
     /** @return the frame type the header names, or 0 (printed as UNKNOWN) when the frame is too short to say. */
     public static int typeOrUnknown(final DirectBuffer buffer, final int offset, final int length)
     {
-        return length >= 4 ? buffer.getShort(offset + TYPE_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF : 0;
+        return length >= MessageHeaderDecoder.templateIdEncodingOffset() + 2 ? type(buffer, offset) : 0;
     }
 
     /**
@@ -33,8 +33,7 @@ public final class FrameHeader
         {
             return false;
         }
-        final int type = buffer.getShort(index + MessageHeaderDecoder.templateIdEncodingOffset(),
-            ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        final int type = type(buffer, index);
         if (!FrameType.carriesPayload(type))
         {
             return false;
@@ -49,5 +48,12 @@ public final class FrameHeader
         final byte flags = buffer.getByte(blockOffset + flagsOffset);
         return !FrameFlags.isSet(flags, FrameFlags.FOLLOWS) &&
             (type != FrameType.PAYLOAD || FrameFlags.isSet(flags, FrameFlags.NEXT));
+    }
+
+    /** The SBE header's template id: the frame type. */
+    private static int type(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getShort(offset + MessageHeaderDecoder.templateIdEncodingOffset(), ByteOrder.LITTLE_ENDIAN) &
+            0xFFFF;
     }
 }

@@ -459,6 +459,12 @@ public final class Rivulet implements AutoCloseable
         private int maxPendingRequests = size("rivulet.maxPendingRequests", ProtocolSettings.DEFAULT_MAX_PENDING_REQUESTS);
         private long maxParkedBytes = sizeLong("rivulet.maxParkedBytes", ProtocolSettings.DEFAULT_MAX_PARKED_BYTES);
         private int maxConnections = size("rivulet.maxConnections", ProtocolSettings.DEFAULT_MAX_CONNECTIONS);
+        private long maxConnectionMemory = sizeLong("rivulet.maxConnectionMemory",
+            ProtocolSettings.DEFAULT_MAX_CONNECTION_MEMORY);
+        private long maxNodeMemory = sizeLong("rivulet.maxNodeMemory", ProtocolSettings.defaultMaxNodeMemory());
+        private long maxKeepaliveTimeoutNs = duration("rivulet.maxKeepaliveTimeout",
+            ProtocolSettings.DEFAULT_MAX_KEEPALIVE_TIMEOUT_NS);
+        private long idleTimeoutNs = duration("rivulet.idleTimeout", ProtocolSettings.DEFAULT_IDLE_TIMEOUT_NS);
         private String authToken = System.getProperty("rivulet.authToken");
         private Authenticator authenticator = tokensProperty();
         private DatagramSettings datagramSettings;
@@ -666,7 +672,7 @@ public final class Rivulet implements AutoCloseable
 
         /**
          * How long an accepted connection may take to send SETUP before it is closed and counted, and a
-         * client waits for the server to accept its SETUP ({@code rivulet.setupTimeout}, 5s).
+         * client waits for the server to accept its SETUP ({@code rivulet.setupTimeout}, 2s).
          */
         public Context setupTimeout(final long duration, final TimeUnit unit)
         {
@@ -738,6 +744,72 @@ public final class Rivulet implements AutoCloseable
         public int maxConnections()
         {
             return maxConnections;
+        }
+
+        /**
+         * Bytes one connection may hold on behalf of its peer: fragments of messages not yet complete, requests
+         * whose streams are open, frames parked behind its full outbound ring. A connection over it is closed with
+         * {@link io.rivulet.ProtocolViolationException} (LIMIT_EXCEEDED); others are untouched
+         * ({@code rivulet.maxConnectionMemory}, 128 MiB; at least {@code maxMessageLength}).
+         */
+        public Context maxConnectionMemory(final long maxConnectionMemory)
+        {
+            this.maxConnectionMemory = maxConnectionMemory;
+            return this;
+        }
+
+        public long maxConnectionMemory()
+        {
+            return maxConnectionMemory;
+        }
+
+        /**
+         * Bytes all connections of this node may hold together on behalf of their peers (see
+         * {@link #maxConnectionMemory}). When a connection needs more than is left, the connection holding the most
+         * is closed first ({@code rivulet.maxNodeMemory}, a quarter of the maximum heap; at least
+         * {@code maxMessageLength}).
+         */
+        public Context maxNodeMemory(final long maxNodeMemory)
+        {
+            this.maxNodeMemory = maxNodeMemory;
+            return this;
+        }
+
+        public long maxNodeMemory()
+        {
+            return maxNodeMemory;
+        }
+
+        /**
+         * The longest keepalive timeout this node's servers grant: a client asking for more in SETUP gets this
+         * (and an interval below it), and learns it from the server's answer ({@code rivulet.maxKeepaliveTimeout},
+         * 60 s).
+         */
+        public Context maxKeepaliveTimeout(final long duration, final TimeUnit unit)
+        {
+            this.maxKeepaliveTimeoutNs = unit.toNanos(duration);
+            return this;
+        }
+
+        public long maxKeepaliveTimeoutNs()
+        {
+            return maxKeepaliveTimeoutNs;
+        }
+
+        /**
+         * How long a connection accepted by this node's servers may stay idle, with no stream open and no frame but
+         * KEEPALIVE either way, before the server closes it; 0 keeps idle connections ({@code rivulet.idleTimeout},
+         * 5 min). Connections this node opened are never closed for idleness.
+         */
+        public Context idleTimeout(final long duration, final TimeUnit unit)
+        {
+            this.idleTimeoutNs = unit.toNanos(duration);
+            return this;
+        }
+
+        public long idleTimeoutNs()
+        {
+            return idleTimeoutNs;
         }
 
         /**
@@ -1012,6 +1084,13 @@ public final class Rivulet implements AutoCloseable
             // No lower bound against maxMessageLength: a message is refused only when others are parked already.
             require(maxParkedBytes >= 1, "maxParkedBytes must be positive: " + maxParkedBytes);
             require(maxConnections >= 1, "maxConnections must be positive: " + maxConnections);
+            require(maxConnectionMemory >= maxMessageLength, "maxConnectionMemory must hold a message of " +
+                "maxMessageLength " + maxMessageLength + ": " + maxConnectionMemory);
+            require(maxNodeMemory >= maxMessageLength, "maxNodeMemory must hold a message of maxMessageLength " +
+                maxMessageLength + ": " + maxNodeMemory);
+            require(maxKeepaliveTimeoutNs >= TimeUnit.MILLISECONDS.toNanos(2),
+                "maxKeepaliveTimeout must be at least 2 ms");
+            require(idleTimeoutNs >= 0, "idleTimeout must not be negative (0 keeps idle connections)");
             require(authToken == null || authTokenBytes().length <= maxFrameLength - io.rivulet.codec.FrameWriter.setupLength(0, 0),
                 "authToken must fit one SETUP frame of maxFrameLength " + maxFrameLength);
             try
@@ -1083,7 +1162,7 @@ public final class Rivulet implements AutoCloseable
         {
             return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
                 keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
-                maxConnections);
+                maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs);
         }
     }
 }

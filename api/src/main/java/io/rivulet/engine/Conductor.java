@@ -7,6 +7,7 @@ import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.counters.NodeCounters;
+import io.rivulet.protocol.MemoryBudget;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
@@ -61,6 +62,10 @@ public final class Conductor implements Agent, Executor
     private final ArrayList<ProtocolConnection> connections = new ArrayList<>();
     private final ArrayList<BoundServer> servers = new ArrayList<>();
     private final ArrayList<PendingConnect> connects = new ArrayList<>();
+    /** Finished connections whose ring a producer still held when they finished: freed when it lets go. */
+    private final ArrayList<ProtocolConnection> releasing = new ArrayList<>();
+    /** What all connections hold for their peers, bounded per connection and for the node. */
+    private final MemoryBudget memory;
     private long nowNs;
     private long lastHeartbeatNs;
     private volatile boolean shutdownRequested;
@@ -120,6 +125,7 @@ public final class Conductor implements Agent, Executor
         this.nowNs = clock.nanoTime();
         this.lastHeartbeatNs = nowNs;
         this.timers = new ConductorTimers(nowNs);
+        this.memory = new MemoryBudget(settings.maxNodeMemory(), settings.maxConnectionMemory());
     }
 
     @Override
@@ -156,17 +162,28 @@ public final class Conductor implements Agent, Executor
             {
                 connections.remove(i);
                 cancelKeepalive(connection);
+                if (!connection.release())
+                {
+                    releasing.add(connection); // a producer is still inside its ring
+                }
                 connection.counters().close();
                 LOG.debug("connection {} to {} finished", connection.connectionId(), connection.remoteAddress());
             }
             else if (connection.takeKeepaliveChanged())
             {
-                rescheduleKeepalive(connection, now);
+                rescheduleKeepalive(connection, now + connection.keepaliveIntervalNs());
             }
         }
         for (int i = 0; i < extensions.size(); i++)
         {
             work += extensions.get(i).doWork(now); // node-level parts: a shared endpoint, counters
+        }
+        for (int i = releasing.size() - 1; i >= 0; i--)
+        {
+            if (releasing.get(i).release())
+            {
+                releasing.remove(i);
+            }
         }
         for (int i = refusals.size() - 1; i >= 0; i--)
         {
@@ -433,10 +450,11 @@ public final class Conductor implements Agent, Executor
     {
         final long connectionId = counters.nextConnectionId();
         final ConnectionCounters connectionCounters = counters.connectionCounters(connectionId, link.remoteAddress());
-        final Outbound outbound = new Outbound(outboundRingLength, settings.maxFrameLength(),
-            connectionCounters.backPressure());
+        // A server's connection gets its full ring only once SETUP is accepted: before, it is anyone's.
+        final Outbound outbound = new Outbound(client ? outboundRingLength : Outbound.PRE_SETUP_RING_LENGTH,
+            outboundRingLength, settings.maxFrameLength(), connectionCounters.backPressure(), memory);
         final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings, connectionCounters,
-            client, responder, client ? null : authenticator, extensions, this, errorHandler, now);
+            client, responder, client ? null : authenticator, extensions, memory, this, errorHandler, now);
         LOG.debug("connection {} opened {} {} ({} -> {})", connectionId, client ? "to" : "from", link.remoteAddress(),
             link.localAddress(), link.remoteAddress());
         // One line when a connection ends abnormally (lost, protocol violation, rejected), with its id; control plane.

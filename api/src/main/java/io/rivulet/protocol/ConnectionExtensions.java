@@ -88,6 +88,19 @@ final class ConnectionExtensions implements ConnectionServices
         return work;
     }
 
+    /** @return whether a layer holds state the peer uses without frames (see {@link ConnectionExtension}). */
+    boolean keepsConnection()
+    {
+        for (int i = 0; i < extensions.length; i++)
+        {
+            if (extensions[i].keepsConnection())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     void onClose(final RivuletException cause)
     {
         for (final ConnectionExtension extension : extensions)

@@ -4,6 +4,8 @@ import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.ErrorCode;
 import org.agrona.DirectBuffer;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * Conductor: writes one connection's control frames (ERROR, CLOSE, KEEPALIVE, and whole frames from the
  * extensions) into its outbound ring, behind what the streams queued.
@@ -12,6 +14,7 @@ final class ControlFrames
 {
     /** Longest error or close text sent, in bytes: enough to explain, never a large frame. */
     private static final int MAX_TEXT = 1024;
+    private static final byte[] NO_BYTES = new byte[0];
 
     private final Outbound outbound;
 
@@ -60,6 +63,22 @@ final class ControlFrames
         if (index > 0)
         {
             Frames.writer().writeClose(outbound.ring().buffer(), index, code, text);
+            outbound.commit(index);
+        }
+    }
+
+    /**
+     * Server: the answer to an accepted SETUP, a SETUP frame of its own with the keepalive it granted and its frame
+     * length, and no metadata or data.
+     */
+    void setupAnswer(final long intervalNs, final long timeoutNs, final int maxFrameLength)
+    {
+        final int index = outbound.claim(FrameWriter.setupLength(0, 0));
+        if (index > 0)
+        {
+            Frames.writer().writeSetup(outbound.ring().buffer(), index, SetupHandshake.PROTOCOL_VERSION,
+                (int)TimeUnit.NANOSECONDS.toMillis(intervalNs), (int)TimeUnit.NANOSECONDS.toMillis(timeoutNs),
+                maxFrameLength, NO_BYTES, NO_BYTES);
             outbound.commit(index);
         }
     }

@@ -91,6 +91,19 @@ final class InboundDispatcher implements FrameHandler
             }
             return;
         }
+        if (type == FrameType.SETUP)
+        {
+            final String wrong = setup.onSetupAnswer(reader);
+            if (wrong != null)
+            {
+                extensions.violation(Violation.UNEXPECTED_FRAME, wrong);
+                return;
+            }
+        }
+        else if (type != FrameType.KEEPALIVE)
+        {
+            keepalive.onActive(nowNs);
+        }
         final int streamId = reader.streamId();
         setup.onFrameAfterSetup(type, streamId, api);
         switch (type)
@@ -118,6 +131,8 @@ final class InboundDispatcher implements FrameHandler
             case FrameType.KEEPALIVE:
                 keepalive.onKeepaliveFrame(reader.respond(), reader.timestampNs());
                 return;
+            case FrameType.SETUP:
+                return; // the server's answer, followed above
             case FrameType.CLOSE:
                 close.closeByPeer(reader.text());
                 return;

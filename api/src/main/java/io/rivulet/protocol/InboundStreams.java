@@ -107,7 +107,7 @@ final class InboundStreams
             stream.registered(streamId);
             stream.assemblingRequestType = type;
             stream.assemblingInitialRequestN = reader.initialRequestN();
-            stream.reassembly = new Reassembly(settings.maxMessageLength());
+            stream.reassembly = new Reassembly(settings.maxMessageLength(), connection.memory());
             streams.put(streamId, stream);
             appendFragment(stream);
             return;
@@ -154,25 +154,28 @@ final class InboundStreams
         {
             if (stream.reassembly == null)
             {
-                stream.reassembly = new Reassembly(settings.maxMessageLength());
+                stream.reassembly = new Reassembly(settings.maxMessageLength(), connection.memory());
             }
             if (!appendFragment(stream) || reader.hasFlag(FrameFlags.FOLLOWS))
             {
                 return;
             }
-            final Message message = stream.reassembly.toMessage();
             final Reassembly reassembly = stream.reassembly;
             stream.reassembly = null;
+            if (stream.assemblingRequestType == FrameType.REQUEST_FNF)
+            {
+                stream.assemblingRequestType = 0;
+                stream.removeNow();
+                deliverFireAndForget(null, reassembly); // the zero-copy handler reads the fragments in place
+                reassembly.release();
+                return;
+            }
+            final Message message = reassembly.toMessage();
+            reassembly.release();
             if (stream.assemblingRequestType != 0)
             {
                 final int type = stream.assemblingRequestType;
                 stream.assemblingRequestType = 0;
-                if (type == FrameType.REQUEST_FNF)
-                {
-                    stream.removeNow();
-                    deliverFireAndForget(message, reassembly);
-                    return;
-                }
                 startResponder(stream, type, stream.assemblingInitialRequestN, reader.flags(), message);
                 return;
             }
@@ -203,7 +206,7 @@ final class InboundStreams
             default:
                 error = new RivuletException(code + ": " + text);
         }
-        stream.reassembly = null;
+        stream.dropReassembly();
         stream.onError(error);
         streams.remove(stream);
     }
@@ -232,6 +235,17 @@ final class InboundStreams
     private void startResponder(
         final ProtocolStream stream, final int type, final int initialRequestN, final byte flags, final Message message)
     {
+        if (message != null)
+        {
+            final String refused = stream.hold((long)message.dataLength() + message.metadataLength());
+            if (refused != null)
+            {
+                counters.onLimitRejection();
+                services.violation(Violation.LIMIT_EXCEEDED, FrameType.name(type) + " on stream " + stream.streamId() +
+                    " refused: " + refused);
+                return;
+            }
+        }
         stream.openAsResponder();
         final Publisher<Message> producer;
         try
@@ -297,14 +311,21 @@ final class InboundStreams
 
     private boolean appendFragment(final ProtocolStream stream)
     {
-        if (!stream.reassembly.append(reader.buffer(), reader.metadataOffset(), reader.metadataLength(),
+        switch (stream.reassembly.append(reader.buffer(), reader.metadataOffset(), reader.metadataLength(),
             reader.dataOffset(), reader.dataLength()))
         {
-            services.violation(Violation.LIMIT_EXCEEDED, "message on stream " + stream.streamId() +
-                " exceeds the maximum message length of " + settings.maxMessageLength());
-            return false;
+            case APPENDED:
+                return true;
+            case MESSAGE_TOO_LONG:
+                services.violation(Violation.LIMIT_EXCEEDED, "message on stream " + stream.streamId() +
+                    " exceeds the maximum message length of " + settings.maxMessageLength());
+                return false;
+            default:
+                counters.onLimitRejection();
+                services.violation(Violation.LIMIT_EXCEEDED, "unfinished message on stream " + stream.streamId() +
+                    " refused: " + stream.reassembly.refusal());
+                return false;
         }
-        return true;
     }
 
     /**
@@ -337,7 +358,8 @@ final class InboundStreams
             }
             else if (responder.fireAndForget() != null)
             {
-                final Message message = assembled != null ? assembled : copyMessage();
+                final Message message = assembled != null ? assembled :
+                    reassembly != null ? reassembly.toMessage() : copyMessage();
                 responder.fireAndForget().apply(message).subscribe(null, errorHandler);
             }
         }

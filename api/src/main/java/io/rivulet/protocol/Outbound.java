@@ -3,6 +3,7 @@ package io.rivulet.protocol;
 import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
+import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
@@ -12,6 +13,8 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -19,35 +22,78 @@ import java.util.concurrent.atomic.AtomicLong;
  * write into and the sender agent drains to the link, plus the queue of stream writers whose frames
  * did not fit and wait for the conductor to retry them.
  *
- * <p>Thread-safe for writers; {@link #flushParked()} belongs to the conductor, reading to the sender.
+ * <p>Memory: a server's connection starts with a small ring, enough for the control frames it may send before
+ * SETUP (an ERROR, a KEEPALIVE), and gets the full ring only once SETUP is accepted ({@link #expand()}), so a crowd
+ * of sockets that never send SETUP costs little. The rings are direct memory and are freed explicitly when the
+ * connection is done ({@link #free()}), not left to GC: a writer announces itself around each claim and commit, so
+ * the ring is freed only when no writer is inside it, and a writer that comes later finds it gone.
+ *
+ * <p>Thread-safe for writers; {@link #flushParked()}, {@link #expand()} and {@link #free()} belong to the
+ * conductor, reading to the sender.
  */
 public final class Outbound
 {
-    private final ManyToOneRingBuffer ring;
+    /** Capacity of a server connection's ring before SETUP: room for frames of up to 1 KiB. */
+    public static final int PRE_SETUP_RING_LENGTH = 8 * 1024;
+
+    private volatile ManyToOneRingBuffer ring;
+    private final int ringLength;
     private volatile int maxFrameLength;
     private final ManyToOneConcurrentLinkedQueue<StreamWriter> parkedWriters = new ManyToOneConcurrentLinkedQueue<>();
     private final AtomicCounter backPressureEvents;
+    private final MemoryBudget budget;
     private volatile boolean closed;
     /** Message bytes parked by stream writers waiting for ring space (bounded for fire-and-forget). */
     private final AtomicLong parkedBytes = new AtomicLong();
+    /** Writers between their claim and their commit: the ring is not freed under them. */
+    private final AtomicInteger activeWriters = new AtomicInteger();
+    private volatile boolean freed;
+    /** Conductor: rings replaced by {@link #expand()}, freed with the current one. */
+    private final ArrayList<ManyToOneRingBuffer> retired = new ArrayList<>(1);
 
     /**
+     * An outbound side with its full ring at once (a client, tests) and no memory budget.
+     *
      * @param ringLength         capacity of the ring in bytes, a power of two at least 8 frames long.
      * @param maxFrameLength     longest frame.
      * @param backPressureEvents counts writes that found the ring full.
      */
     public Outbound(final int ringLength, final int maxFrameLength, final AtomicCounter backPressureEvents)
     {
-        final AtomicBuffer buffer = new UnsafeBuffer(
-            ByteBuffer.allocateDirect(ringLength + RingBufferDescriptor.TRAILER_LENGTH));
-        this.ring = new ManyToOneRingBuffer(buffer);
-        if (ring.maxMsgLength() < maxFrameLength)
+        this(ringLength, ringLength, maxFrameLength, backPressureEvents, MemoryBudget.unlimited());
+    }
+
+    /**
+     * @param initialRingLength  capacity of the ring until {@link #expand()}: {@code ringLength} for a client,
+     *                           {@link #PRE_SETUP_RING_LENGTH} for a server before SETUP.
+     * @param ringLength         capacity of the full ring in bytes, a power of two at least 8 frames long.
+     * @param maxFrameLength     longest frame.
+     * @param backPressureEvents counts writes that found the ring full.
+     * @param budget             the node's memory budget, which parked bytes count against.
+     */
+    public Outbound(
+        final int initialRingLength,
+        final int ringLength,
+        final int maxFrameLength,
+        final AtomicCounter backPressureEvents,
+        final MemoryBudget budget)
+    {
+        if (ringLength / 8 < maxFrameLength)
         {
             throw new IllegalArgumentException("outbound ring of " + ringLength +
                 " bytes cannot hold frames of " + maxFrameLength + " bytes (needs 8x)");
         }
+        this.ringLength = ringLength;
+        this.ring = newRing(Math.min(initialRingLength, ringLength));
         this.maxFrameLength = maxFrameLength;
         this.backPressureEvents = backPressureEvents;
+        this.budget = budget;
+    }
+
+    private static ManyToOneRingBuffer newRing(final int length)
+    {
+        return new ManyToOneRingBuffer(new UnsafeBuffer(
+            ByteBuffer.allocateDirect(length + RingBufferDescriptor.TRAILER_LENGTH)));
     }
 
     /** @return the ring the sender agent drains. */
@@ -56,9 +102,25 @@ public final class Outbound
         return ring;
     }
 
+    /** @return the longest frame a writer may claim now: the connection's, or less while the ring is small. */
     public int maxFrameLength()
     {
-        return maxFrameLength;
+        return Math.min(maxFrameLength, ring.maxMsgLength());
+    }
+
+    /**
+     * Conductor: SETUP was accepted; the connection gets its full ring. Safe because nothing writes to a server's
+     * connection before SETUP but the conductor, and the sender finds the new ring on its next read; the small one
+     * is freed with the connection, in case the sender still reads it now.
+     */
+    public void expand()
+    {
+        final ManyToOneRingBuffer current = ring;
+        if (current.capacity() < ringLength && current.size() == 0 && !closed)
+        {
+            retired.add(current);
+            ring = newRing(ringLength);
+        }
     }
 
     /**
@@ -83,6 +145,34 @@ public final class Outbound
     }
 
     /**
+     * Conductor, once the connection is closed and the sender let go of it: frees the rings' direct memory, unless a
+     * writer is still between claim and commit (then call again later).
+     *
+     * @return true once freed.
+     */
+    public boolean free()
+    {
+        closed = true;
+        freed = true; // a writer that announces itself after this sees it and backs out
+        if (activeWriters.get() != 0)
+        {
+            return false;
+        }
+        final ManyToOneRingBuffer current = ring;
+        if (current.buffer().capacity() > 0)
+        {
+            BufferUtil.free(current.buffer().byteBuffer());
+            current.buffer().wrap(EMPTY, 0, 0);
+        }
+        for (int i = 0; i < retired.size(); i++)
+        {
+            BufferUtil.free(retired.get(i).buffer().byteBuffer());
+        }
+        retired.clear();
+        return true;
+    }
+
+    /**
      * The zero-copy offer path: one REQUEST_FNF frame on stream 0, encoded in place.
      *
      * @return true when written, false when the ring is full.
@@ -90,28 +180,35 @@ public final class Outbound
     boolean offerFireAndForget(final DirectBuffer buffer, final int offset, final int length)
     {
         final int frameLength = FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, 0, length);
-        final int index = ring.tryClaim(Frames.FRAME_RECORD, frameLength);
+        final int index = claim(frameLength);
         if (index <= 0)
         {
-            backPressureEvents.increment();
             return false;
         }
         Frames.writer().writePayloadFrame(ring.buffer(), index, FrameType.REQUEST_FNF, 0, 0, FrameFlags.NEXT,
             null, 0, 0, buffer, offset, length);
-        ring.commit(index);
+        commit(index);
         return true;
     }
 
     /**
-     * Claims ring space for one frame.
+     * Claims ring space for one frame; a claim that succeeds must be followed by {@link #commit}.
      *
-     * @return the index to encode at, or a value &lt;= 0 when the ring is full.
+     * @return the index to encode at, or a value &lt;= 0 when the ring is full (or gone).
      */
     int claim(final int frameLength)
     {
-        final int index = ring.tryClaim(Frames.FRAME_RECORD, frameLength);
+        activeWriters.getAndIncrement();
+        final ManyToOneRingBuffer current = ring;
+        if (freed || frameLength > current.maxMsgLength())
+        {
+            activeWriters.getAndDecrement();
+            return 0;
+        }
+        final int index = current.tryClaim(Frames.FRAME_RECORD, frameLength);
         if (index <= 0)
         {
+            activeWriters.getAndDecrement();
             backPressureEvents.increment();
         }
         return index;
@@ -120,6 +217,7 @@ public final class Outbound
     void commit(final int index)
     {
         ring.commit(index);
+        activeWriters.getAndDecrement();
     }
 
     /** @return message bytes parked by this connection's writers, waiting for ring space. */
@@ -131,6 +229,7 @@ public final class Outbound
     void addParkedBytes(final long delta)
     {
         parkedBytes.getAndAdd(delta);
+        budget.add(delta);
     }
 
     void park(final StreamWriter writer)
@@ -139,7 +238,7 @@ public final class Outbound
     }
 
     /**
-     * Conductor: retries parked frames in order.
+     * Conductor: retries parked frames in order; once closed, drops them and gives their bytes back.
      *
      * @return frames' worth of work done.
      */
@@ -154,4 +253,6 @@ public final class Outbound
         }
         return work;
     }
+
+    private static final byte[] EMPTY = new byte[0];
 }

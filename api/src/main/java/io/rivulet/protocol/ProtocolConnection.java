@@ -68,13 +68,17 @@ public final class ProtocolConnection implements ConnectionOutput
     private final ConnectionExtensions extensions;
     private final InboundDispatcher dispatcher;
     private final ConnectionFacade api;
+    private final ConnectionMemory memory;
+    private final boolean client;
+    /** Set by the sender when it sent application messages, cleared by the conductor's idle check. */
+    private volatile boolean messagesSent;
     private long nowNs;
 
     /**
      * A connection without authentication or extensions (protocol tests).
      *
      * @see #ProtocolConnection(ReliableLink, Outbound, ProtocolSettings, ConnectionCounters, boolean, Responder,
-     *      Authenticator, List, Executor, Consumer, long)
+     *      Authenticator, List, MemoryBudget, Executor, Consumer, long)
      */
     public ProtocolConnection(
         final ReliableLink link,
@@ -87,7 +91,8 @@ public final class ProtocolConnection implements ConnectionOutput
         final Consumer<Throwable> errorHandler,
         final long nowNs)
     {
-        this(link, outbound, settings, counters, client, responder, null, List.of(), conductor, errorHandler, nowNs);
+        this(link, outbound, settings, counters, client, responder, null, List.of(), MemoryBudget.unlimited(), conductor,
+            errorHandler, nowNs);
     }
 
     /**
@@ -99,6 +104,7 @@ public final class ProtocolConnection implements ConnectionOutput
      * @param responder     handlers for requests from the peer.
      * @param authenticator server side: who may connect (run on SETUP); null accepts everyone.
      * @param nodeExtensions the node's extensions, in order; each attaches to this connection now.
+     * @param memory        the node's budget for what connections hold on behalf of their peers.
      * @param conductor     runs commands on the conductor thread.
      * @param errorHandler  receives errors that have no subscriber to go to.
      * @param nowNs         the conductor's clock at creation.
@@ -112,6 +118,7 @@ public final class ProtocolConnection implements ConnectionOutput
         final Responder responder,
         final Authenticator authenticator,
         final List<NodeExtension> nodeExtensions,
+        final MemoryBudget memory,
         final Executor conductor,
         final Consumer<Throwable> errorHandler,
         final long nowNs)
@@ -122,6 +129,7 @@ public final class ProtocolConnection implements ConnectionOutput
         this.counters = counters;
         this.conductor = conductor;
         this.remoteAddress = link.remoteAddress();
+        this.client = client;
         this.nowNs = nowNs;
         final FrameReader reader = new FrameReader();
         final ControlFrames control = new ControlFrames(outbound);
@@ -133,6 +141,8 @@ public final class ProtocolConnection implements ConnectionOutput
             authenticator, errorHandler, nowNs);
         extensions = new ConnectionExtensions(nodeExtensions, link, outbound, control, close, counters, settings,
             errorHandler);
+        this.memory = memory.open(outbound::parkedBytes, reason -> extensions.violation(Violation.LIMIT_EXCEEDED,
+            reason));
         api = new ConnectionFacade(this, outbound, settings, counters, close, conductor,
             extensions.extension(TopicEndpoint.class), extensions.extension(RegionEndpoint.class));
         final InboundStreams inboundStreams = new InboundStreams(this, streams, reader, control, extensions, settings,
@@ -200,6 +210,10 @@ public final class ProtocolConnection implements ConnectionOutput
     public void onFramesSent(final int frames, final long bytes, final int messages)
     {
         counters.onFramesSent(frames, bytes, messages);
+        if (messages > 0 && !messagesSent)
+        {
+            messagesSent = true; // the connection is in use: the idle check sees it on its next cycle
+        }
     }
 
     @Override
@@ -265,7 +279,9 @@ public final class ProtocolConnection implements ConnectionOutput
             work += pollLink();
             work += processSignals();
             work += outbound.flushParked();
+            memory.check();
             work += extensions.doWork(nowNs);
+            work += checkIdle(nowNs);
             work += close.checkSendFailure();
         }
         if (close.isClosing())
@@ -273,6 +289,34 @@ public final class ProtocolConnection implements ConnectionOutput
             work += close.progress(nowNs);
         }
         return work;
+    }
+
+    /**
+     * Server: closes a connection that carried nothing but KEEPALIVE for the idle timeout, with no stream open and
+     * no layer holding it, so that idle clients cannot hold the node's connection slots for ever.
+     */
+    private int checkIdle(final long nowNs)
+    {
+        if (client || settings.idleTimeoutNs() == 0 || !setup.isComplete())
+        {
+            return 0;
+        }
+        if (messagesSent || !streams.isEmpty() || extensions.keepsConnection())
+        {
+            messagesSent = false;
+            keepalive.onActive(nowNs);
+            return 0;
+        }
+        final long idleNs = keepalive.idleNs(nowNs);
+        if (idleNs <= settings.idleTimeoutNs())
+        {
+            return 0;
+        }
+        final String reason = "idle for " + TimeUnit.NANOSECONDS.toMillis(idleNs) + " ms (rivulet.idleTimeout " +
+            TimeUnit.NANOSECONDS.toMillis(settings.idleTimeoutNs()) + " ms)";
+        close.closeGracefully(new ConnectionClosedException("connection from " + remoteAddress + " closed: " + reason),
+            ErrorCode.CONNECTION_CLOSE, reason);
+        return 1;
     }
 
     /**
@@ -298,10 +342,19 @@ public final class ProtocolConnection implements ConnectionOutput
         return nowNs + keepalive.intervalNs();
     }
 
-    /** @return whether the keepalive interval changed (a server adopting the client's): reschedule the timer now. */
+    /**
+     * @return whether the keepalive changed (a server granted the client's, a client followed the grant): reschedule
+     *         the timer to {@link #keepaliveIntervalNs()} from now.
+     */
     public boolean takeKeepaliveChanged()
     {
         return keepalive.takeChanged();
+    }
+
+    /** @return how often this side sends KEEPALIVE now. */
+    public long keepaliveIntervalNs()
+    {
+        return keepalive.intervalNs();
     }
 
     /** @return the id of this connection's pending keepalive timer, -1 for none. */
@@ -319,6 +372,19 @@ public final class ProtocolConnection implements ConnectionOutput
     public void closeForShutdown()
     {
         close.closeGracefully(new ConnectionClosedException("node closed"), ErrorCode.CONNECTION_CLOSE, "node closed");
+    }
+
+    /**
+     * Conductor, once the connection {@link #isFinished()}: gives back what it held, frames parked for the ring
+     * included, and frees the ring's direct memory, neither waiting for GC.
+     *
+     * @return false when a producer is still inside the ring: call again later.
+     */
+    public boolean release()
+    {
+        outbound.flushParked(); // closed: every parked frame is dropped and its bytes given back
+        memory.close();
+        return outbound.free();
     }
 
     /** Forces the close to finish now (node shutdown deadline). */
@@ -374,6 +440,11 @@ public final class ProtocolConnection implements ConnectionOutput
     }
 
     // ------------------------------------------------------------------------------ streams
+
+    ConnectionMemory memory()
+    {
+        return memory;
+    }
 
     ProtocolSettings settings()
     {

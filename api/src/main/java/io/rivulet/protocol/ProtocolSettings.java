@@ -20,6 +20,14 @@ import java.util.concurrent.TimeUnit;
  * @param maxParkedBytes      bytes of fire-and-forget messages that may wait for room in a connection's
  *                            outbound ring; beyond it {@code fireAndForget} fails fast.
  * @param maxConnections      connections a node holds at once (both directions); an extra one is refused.
+ * @param maxConnectionMemory bytes one connection may hold for its peer (unfinished messages, open requests,
+ *                            frames parked for ring space); over it the connection closes with an error.
+ * @param maxNodeMemory       bytes all connections of the node may hold together; over it the connection holding
+ *                            the most closes.
+ * @param maxKeepaliveTimeoutNs the longest keepalive timeout a server grants; a client's SETUP asking more is
+ *                            clamped to it (and its interval below it), and told so in the server's answer.
+ * @param idleTimeoutNs       a server closes an accepted connection with no stream open and no frame but
+ *                            KEEPALIVE for this long; 0 never.
  */
 public record ProtocolSettings(
     int maxFrameLength,
@@ -32,10 +40,14 @@ public record ProtocolSettings(
     int maxStreams,
     int maxPendingRequests,
     long maxParkedBytes,
-    int maxConnections)
+    int maxConnections,
+    long maxConnectionMemory,
+    long maxNodeMemory,
+    long maxKeepaliveTimeoutNs,
+    long idleTimeoutNs)
 {
-    /** Default {@link #setupTimeoutNs()}: 5 s. */
-    public static final long DEFAULT_SETUP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
+    /** Default {@link #setupTimeoutNs()}: 2 s, short, because a connection before SETUP is anyone's. */
+    public static final long DEFAULT_SETUP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
     /** Default {@link #maxStreams()}. */
     public static final int DEFAULT_MAX_STREAMS = 4096;
     /** Default {@link #maxPendingRequests()}. */
@@ -44,6 +56,18 @@ public record ProtocolSettings(
     public static final long DEFAULT_MAX_PARKED_BYTES = 64L * 1024 * 1024;
     /** Default {@link #maxConnections()}. */
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+    /** Default {@link #maxConnectionMemory()}: 128 MiB, room for the parked bound and a whole message or more. */
+    public static final long DEFAULT_MAX_CONNECTION_MEMORY = 128L * 1024 * 1024;
+    /** Default {@link #maxKeepaliveTimeoutNs()}: 60 s. */
+    public static final long DEFAULT_MAX_KEEPALIVE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+    /** Default {@link #idleTimeoutNs()}: 5 minutes. */
+    public static final long DEFAULT_IDLE_TIMEOUT_NS = TimeUnit.MINUTES.toNanos(5);
+
+    /** @return the default {@link #maxNodeMemory()}: a quarter of the heap the JVM may grow to. */
+    public static long defaultMaxNodeMemory()
+    {
+        return Runtime.getRuntime().maxMemory() / 4;
+    }
 
     /** Settings with the default limits and set-up timeout. */
     public ProtocolSettings(
@@ -56,7 +80,8 @@ public record ProtocolSettings(
     {
         this(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs, keepaliveTimeoutNs, frameLimit,
             DEFAULT_SETUP_TIMEOUT_NS, DEFAULT_MAX_STREAMS, DEFAULT_MAX_PENDING_REQUESTS, DEFAULT_MAX_PARKED_BYTES,
-            DEFAULT_MAX_CONNECTIONS);
+            DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTION_MEMORY, defaultMaxNodeMemory(),
+            DEFAULT_MAX_KEEPALIVE_TIMEOUT_NS, DEFAULT_IDLE_TIMEOUT_NS);
     }
 
     /** @return a copy with other limits (tests and the context). */
@@ -69,6 +94,22 @@ public record ProtocolSettings(
     {
         return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
             keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
-            maxConnections);
+            maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs);
+    }
+
+    /** @return a copy with other memory limits. */
+    public ProtocolSettings withMemory(final long maxConnectionMemory, final long maxNodeMemory)
+    {
+        return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
+            keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
+            maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs);
+    }
+
+    /** @return a copy with another keepalive policy for the clients of this node's servers. */
+    public ProtocolSettings withKeepalivePolicy(final long maxKeepaliveTimeoutNs, final long idleTimeoutNs)
+    {
+        return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
+            keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
+            maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs);
     }
 }

@@ -39,6 +39,8 @@ final class ProtocolStream
     private boolean removed;
     private boolean cancelSent;
     Reassembly reassembly;
+    /** Bytes of the peer's request this responder stream holds against the connection's memory budget. */
+    private long heldBytes;
     /** Frame type and credits of a request whose fragments are still arriving. */
     int assemblingRequestType;
     int assemblingInitialRequestN;
@@ -406,7 +408,7 @@ final class ProtocolStream
         }
         else if (kind == Kind.RESPONDER_FNF)
         {
-            reassembly = null;
+            dropReassembly();
         }
         removeIfDone();
     }
@@ -415,7 +417,7 @@ final class ProtocolStream
     void terminate(final Throwable error)
     {
         firstMessage = null;
-        reassembly = null;
+        releaseMemory();
         if (outbound != null)
         {
             outbound.stop();
@@ -439,6 +441,42 @@ final class ProtocolStream
         {
             removed = true;
             connection.removeStream(this);
+        }
+    }
+
+    /** Conductor: a message is complete or the stream ends: its fragments' bytes go back to the budget. */
+    void dropReassembly()
+    {
+        if (reassembly != null)
+        {
+            reassembly.release();
+            reassembly = null;
+        }
+    }
+
+    /**
+     * Conductor: the peer's request stays with this responder stream while it is open.
+     *
+     * @return null when the budget took it, else why not.
+     */
+    String hold(final long bytes)
+    {
+        final String refused = connection.memory().reserve(bytes);
+        if (refused == null)
+        {
+            heldBytes += bytes;
+        }
+        return refused;
+    }
+
+    /** Conductor: the stream left the table: everything it held goes back to the budget. */
+    void releaseMemory()
+    {
+        dropReassembly();
+        if (heldBytes > 0)
+        {
+            connection.memory().release(heldBytes);
+            heldBytes = 0;
         }
     }
 

@@ -24,11 +24,12 @@ import java.util.function.Consumer;
  * <ul>
  *   <li><b>Server</b>: the first frame must be a valid SETUP (version, keepalive, frame length) that the
  *       authenticator accepts; otherwise ERROR (INVALID_SETUP, UNSUPPORTED_SETUP or REJECTED_SETUP) and the
- *       connection closes. No SETUP within the set-up timeout closes it too. An accepted SETUP sets the frame
- *       length limit and the keepalive the client asked for.</li>
- *   <li><b>Client</b>: sends SETUP; the connect completes when the server's first frame shows it accepted (a
- *       server answers SETUP with a KEEPALIVE at once), fails when it refuses, the connection ends, or nothing
- *       arrives within the set-up timeout.</li>
+ *       connection closes. No SETUP within the set-up timeout closes it too. An accepted SETUP gives the connection
+ *       its full outbound ring, sets the frame length limit and the keepalive the client asked for, within the
+ *       server's bound, and is answered with a SETUP of the server's own that says what was granted.</li>
+ *   <li><b>Client</b>: sends SETUP; the connect completes when the server's first frame shows it accepted (its
+ *       SETUP answer, whose keepalive the client then follows; an older server's KEEPALIVE), fails when it
+ *       refuses, the connection ends, or nothing arrives within the set-up timeout.</li>
  * </ul>
  */
 final class SetupHandshake
@@ -50,7 +51,10 @@ final class SetupHandshake
     private final long createdNs;
     /** Server side: who may connect; null accepts everyone. */
     private Authenticator authenticator;
+    private final boolean client;
     private boolean complete;
+    /** Client: whether the server's answer to SETUP arrived. */
+    private boolean answered;
     /** Client side: completed when the server's first frame shows it accepted SETUP; null once done. */
     private Sinks.One<Connection> acceptance;
     private long acceptanceDeadlineNs;
@@ -79,6 +83,7 @@ final class SetupHandshake
         this.errorHandler = errorHandler;
         this.remoteAddress = link.remoteAddress();
         this.createdNs = nowNs;
+        this.client = client;
         this.complete = client;
     }
 
@@ -204,11 +209,36 @@ final class SetupHandshake
         {
             return false;
         }
+        outbound.expand(); // SETUP accepted: now the connection gets its full ring
         outbound.limitFrameLength(reader.maxFrameLength());
-        // Like RSocket, the server follows the client's keepalive so that neither side times the other out.
-        keepalive.adopt(reader.keepaliveIntervalMs(), reader.keepaliveTimeoutMs());
+        // Like RSocket, the server follows the client's keepalive so that neither side times the other out, but
+        // within its own bound; the answer tells the client what it got.
+        keepalive.grant(reader.keepaliveIntervalMs(), reader.keepaliveTimeoutMs(), settings.maxKeepaliveTimeoutNs());
+        control.setupAnswer(keepalive.intervalNs(), keepalive.timeoutNs(), settings.maxFrameLength());
         complete = true;
         return true;
+    }
+
+    /**
+     * Client: the server's SETUP, its answer to ours: the keepalive it granted, which this side follows. Anything
+     * else (a second answer, a SETUP from a client, values that make no sense) is a protocol violation.
+     *
+     * @return null when followed, else what is wrong with it.
+     */
+    String onSetupAnswer(final FrameReader reader)
+    {
+        if (!client || answered)
+        {
+            return "unexpected SETUP after set-up";
+        }
+        answered = true;
+        if (reader.keepaliveIntervalMs() <= 0 || reader.keepaliveTimeoutMs() <= reader.keepaliveIntervalMs())
+        {
+            return "the server's answer grants keepalive interval " + reader.keepaliveIntervalMs() +
+                " ms and timeout " + reader.keepaliveTimeoutMs() + " ms, which are not valid";
+        }
+        keepalive.acceptGrant(reader.keepaliveIntervalMs(), reader.keepaliveTimeoutMs());
+        return null;
     }
 
     private boolean authenticate(final FrameReader reader)

@@ -68,11 +68,18 @@ final class StreamTable
         if (id != 0 && streams.get(id) == stream)
         {
             streams.remove(id);
+            stream.releaseMemory();
             if (isPeerStream(stream))
             {
                 peerStreams--;
             }
         }
+    }
+
+    /** @return true when no stream is open either way. */
+    boolean isEmpty()
+    {
+        return streams.isEmpty();
     }
 
     /** @return the streams the peer opened. */

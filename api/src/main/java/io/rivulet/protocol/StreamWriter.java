@@ -115,6 +115,20 @@ final class StreamWriter
         outbound.addParkedBytes(frame.messageLength());
         parked.add(frame);
         schedule();
+        if (outbound.isClosed())
+        {
+            dropParked(); // closed meanwhile: the conductor may have drained the writers already
+        }
+    }
+
+    /** The connection is closed: parked frames will never be sent; their bytes go back to the budget. */
+    private void dropParked()
+    {
+        ParkedFrame frame;
+        while ((frame = parked.poll()) != null)
+        {
+            outbound.addParkedBytes(-frame.messageLength());
+        }
     }
 
     private void schedule()
@@ -138,10 +152,7 @@ final class StreamWriter
         {
             if (outbound.isClosed())
             {
-                while ((frame = parked.poll()) != null)
-                {
-                    outbound.addParkedBytes(-frame.messageLength());
-                }
+                dropParked();
                 break;
             }
             // Peek, write, then remove: a producer that sees the queue non-empty queues behind the frame.

@@ -584,6 +584,13 @@ public final class RegionEndpoint implements ConnectionExtension
     // ------------------------------------------------------------------------------------ conductor: close
 
     /** Conductor: the connection closed; everything pending fails with its cause. */
+    /** The peer looked up regions of this node: it may read them one-sided, with no frame on this connection. */
+    @Override
+    public boolean keepsConnection()
+    {
+        return !lookedUp.isEmpty();
+    }
+
     @Override
     public void onClose(final RivuletException cause)
     {

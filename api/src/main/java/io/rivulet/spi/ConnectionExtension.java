@@ -37,6 +37,18 @@ public interface ConnectionExtension
     int doWork(long nowNs);
 
     /**
+     * Whether this layer holds state on this connection that its peer uses without sending frames (a region the peer
+     * looked up and reads one-sided), so that the server does not close the connection as idle
+     * ({@code rivulet.idleTimeout}). Frames the peer sends keep the connection active by themselves.
+     *
+     * @return true while the connection must stay; false by default.
+     */
+    default boolean keepsConnection()
+    {
+        return false;
+    }
+
+    /**
      * The connection is closing: fail what is in flight with the cause and stop. Called once.
      */
     void onClose(RivuletException cause);

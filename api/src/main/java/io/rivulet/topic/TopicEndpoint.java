@@ -105,6 +105,13 @@ public final class TopicEndpoint implements ConnectionExtension
      *
      * @param cause what ended the connection.
      */
+    /** Subscriptions either way: the peer relies on this connection for topic data, however quiet the topics. */
+    @Override
+    public boolean keepsConnection()
+    {
+        return publisher.hasSubscriptions() || subscriber.hasSubscriptions();
+    }
+
     @Override
     public void onClose(final RivuletException cause)
     {

@@ -62,6 +62,12 @@ final class TopicPublisherSide
         releasedCursors.offer(cursor);
     }
 
+    /** @return whether the peer has subscriptions here, served or waiting for a topic to match. */
+    boolean hasSubscriptions()
+    {
+        return !served.isEmpty() || !pendingServed.isEmpty();
+    }
+
     /** @return topics served to the peer, for messages. */
     int cursorCount()
     {

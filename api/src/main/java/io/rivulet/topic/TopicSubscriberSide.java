@@ -68,6 +68,12 @@ final class TopicSubscriberSide
         }
     }
 
+    /** @return whether this side has subscriptions on the peer, attached or waiting for a topic to match. */
+    boolean hasSubscriptions()
+    {
+        return !subscriptions.isEmpty() || !attachmentList.isEmpty();
+    }
+
     /** @return topics the peer attached, for messages. */
     int attachmentCount()
     {

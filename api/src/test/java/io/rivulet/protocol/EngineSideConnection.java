@@ -72,6 +72,11 @@ public final class EngineSideConnection implements Connection
         return engine.takeKeepaliveChanged();
     }
 
+    public long keepaliveIntervalNs()
+    {
+        return engine.keepaliveIntervalNs();
+    }
+
     public long onKeepaliveTimer(final long nowNs)
     {
         return engine.onKeepaliveTimer(nowNs);

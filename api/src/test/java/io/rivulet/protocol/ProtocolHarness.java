@@ -68,6 +68,7 @@ final class ProtocolHarness
             final int ringLength,
             final boolean client,
             final Responder responder,
+            final MemoryBudget memory,
             final ArrayDeque<Runnable> commands,
             final long nowNs)
         {
@@ -76,7 +77,8 @@ final class ProtocolHarness
             this.counters = new NodeCounters();
             final Outbound outbound = new Outbound(ringLength, settings.maxFrameLength(), counters.backPressureEvents);
             this.connection = new EngineSideConnection(new ProtocolConnection(link, outbound, settings,
-                counters.connectionCounters(), client, responder, commands::add, errors::add, nowNs));
+                counters.connectionCounters(), client, responder, null, List.of(), memory, commands::add, errors::add,
+                nowNs));
             this.nextKeepaliveNs = nowNs + settings.keepaliveIntervalNs();
         }
 
@@ -140,6 +142,7 @@ final class ProtocolHarness
         private Responder clientResponder = Responder.none();
         private Responder serverResponder = Responder.none();
         private boolean sendSetup = true;
+        private MemoryBudget serverMemory = MemoryBudget.unlimited();
 
         Builder settings(final ProtocolSettings settings)
         {
@@ -179,6 +182,13 @@ final class ProtocolHarness
             return this;
         }
 
+        /** The server node's memory budget (unlimited by default). */
+        Builder serverMemory(final MemoryBudget memory)
+        {
+            this.serverMemory = memory;
+            return this;
+        }
+
         /** False to leave the client's SETUP out, so that a test can inject its own first frame. */
         Builder sendSetup(final boolean sendSetup)
         {
@@ -210,9 +220,9 @@ final class ProtocolHarness
     {
         final InMemoryLink[] links = InMemoryLink.pair();
         client = new Side("client", links[0], builder.clientSettings, builder.ringLength, true,
-            builder.clientResponder, commands, nowNs);
+            builder.clientResponder, MemoryBudget.unlimited(), commands, nowNs);
         server = new Side("server", links[1], builder.serverSettings, builder.ringLength, false,
-            builder.serverResponder, commands, nowNs);
+            builder.serverResponder, builder.serverMemory, commands, nowNs);
         if (builder.sendSetup)
         {
             client.connection.sendSetup(new byte[0], new byte[0]);
@@ -328,7 +338,7 @@ final class ProtocolHarness
         final int work = side.connection.doWork(nowNs);
         if (!side.connection.isFinished() && side.connection.takeKeepaliveChanged())
         {
-            side.nextKeepaliveNs = nowNs; // a server adopted the client's keepalive: run the timer now
+            side.nextKeepaliveNs = nowNs + side.connection.keepaliveIntervalNs(); // granted or followed a new one
         }
         return work;
     }

@@ -156,6 +156,65 @@ class ProtocolKeepaliveTest
             keepalive(1000, 5000));
     }
 
+    @Test
+    void shouldClampAClientAskingForDaysAndSayWhatItGrantedInTheSetupAnswer()
+    {
+        final long days = TimeUnit.MILLISECONDS.toNanos(Integer.MAX_VALUE);
+        final ProtocolSettings greedy = new ProtocolSettings(512, 64 * 1024, 8, days - TimeUnit.SECONDS.toNanos(1),
+            days, 64);
+        final ProtocolSettings server = keepalive(100, 350).withKeepalivePolicy(TimeUnit.SECONDS.toNanos(2), 0);
+        final ProtocolHarness h = ProtocolHarness.builder().clientSettings(greedy).serverSettings(server).build();
+        h.settle();
+
+        assertThat(h.server.sent(FrameType.SETUP)).as("the answer to SETUP").singleElement().satisfies(answer ->
+        {
+            assertThat(answer.keepaliveTimeoutMs()).isEqualTo(2_000);
+            assertThat(answer.keepaliveIntervalMs()).isEqualTo(1_000);
+        });
+        assertThat(h.client.connection.keepaliveIntervalNs()).as("the client follows the grant")
+            .isEqualTo(TimeUnit.SECONDS.toNanos(1));
+
+        // The client goes silent: the server loses it after its own bound, not after 24.8 days.
+        h.client.frozen = true;
+        for (int i = 0; i < 30 && h.server.connection.isOpen(); i++)
+        {
+            h.advance(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        assertThat(h.server.connection.isOpen()).as("lost within the granted 2 s").isFalse();
+        assertThat(h.server.counters.connectionsLost.get()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCloseAnAcceptedConnectionIdleForTheIdleTimeoutButNotOneWithAStreamOpen()
+    {
+        final ProtocolSettings server = keepalive(100, 350).withKeepalivePolicy(TimeUnit.SECONDS.toNanos(60),
+            TimeUnit.SECONDS.toNanos(1));
+        final ProtocolHarness busy = ProtocolHarness.builder().clientSettings(keepalive(100, 350))
+            .serverSettings(server).serverResponder(Responder.builder()
+                .requestStream(request -> Flux.<Message>never()).build()).build();
+        final TestSubscriber<Message> stream = TestSubscriber.create();
+        busy.client.connection.requestStream(Message.of("hold")).subscribe(stream);
+        final ProtocolHarness idle = ProtocolHarness.builder().clientSettings(keepalive(100, 350))
+            .serverSettings(server).build();
+        busy.settle();
+        idle.settle();
+
+        // 3 s in 10 ms steps: KEEPALIVEs flow both ways all along, which is no activity.
+        for (int i = 0; i < 300; i++)
+        {
+            busy.advance(TimeUnit.MILLISECONDS.toNanos(10));
+            idle.advance(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+
+        assertThat(idle.server.sent(FrameType.CLOSE)).singleElement()
+            .satisfies(frame -> assertThat(frame.text()).contains("idle for").contains("rivulet.idleTimeout"));
+        idle.stepUntil(() -> !idle.client.connection.isOpen());
+        assertThat(idle.server.counters.connectionsLost.get()).as("an orderly close").isZero();
+        assertThat(busy.server.sent(FrameType.CLOSE)).as("a stream is open").isEmpty();
+        assertThat(busy.server.connection.isOpen()).isTrue();
+        assertThat(stream.isTerminatedOrCancelled()).isFalse();
+    }
+
     private static ProtocolSettings keepalive(final long intervalMs, final long timeoutMs)
     {
         return new ProtocolSettings(512, 64 * 1024, 8, TimeUnit.MILLISECONDS.toNanos(intervalMs),

@@ -21,6 +21,8 @@ record SentFrame(
     boolean respond,
     int protocolVersion,
     int maxFrameLength,
+    int keepaliveIntervalMs,
+    int keepaliveTimeoutMs,
     byte[] metadata,
     byte[] data,
     int length)
@@ -48,6 +50,8 @@ record SentFrame(
             type == FrameType.KEEPALIVE && reader.respond(),
             type == FrameType.SETUP ? reader.protocolVersion() : 0,
             type == FrameType.SETUP ? reader.maxFrameLength() : 0,
+            type == FrameType.SETUP ? reader.keepaliveIntervalMs() : 0,
+            type == FrameType.SETUP ? reader.keepaliveTimeoutMs() : 0,
             metadata,
             data,
             bytes.length);

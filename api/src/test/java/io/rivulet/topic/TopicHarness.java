@@ -4,6 +4,7 @@ import io.rivulet.Connection;
 import io.rivulet.Responder;
 import io.rivulet.codec.FrameReader;
 import io.rivulet.counters.NodeCounters;
+import io.rivulet.protocol.MemoryBudget;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.EngineSideConnection;
 import io.rivulet.protocol.ProtocolConnection;
@@ -80,7 +81,7 @@ final class TopicHarness
         settings = new TopicSettings(window, HEARTBEAT_INTERVAL_NS, HEARTBEAT_TIMEOUT_NS, MAX_FRAME_LENGTH);
         // Connection keepalive far away: these tests are about the topic layer's own liveness.
         protocolSettings = new ProtocolSettings(MAX_FRAME_LENGTH, 1 << 20, 64, TimeUnit.HOURS.toNanos(1),
-            TimeUnit.HOURS.toNanos(2), 1024);
+            TimeUnit.HOURS.toNanos(2), 1024).withKeepalivePolicy(TimeUnit.HOURS.toNanos(2), 0);
         topicSender = new TopicSender(() -> nowNs, settings);
         publisher = new TopicRegistry(commands::add, topicSender, settings);
         subscriberTopicSender = new TopicSender(() -> nowNs, settings);
@@ -153,10 +154,11 @@ final class TopicHarness
         final NodeCounters counters = new NodeCounters();
         final ProtocolSettings settings = new ProtocolSettings(maxFrameLength, protocolSettings.maxMessageLength(),
             protocolSettings.streamWindow(), protocolSettings.keepaliveIntervalNs(), protocolSettings.keepaliveTimeoutNs(),
-            protocolSettings.frameLimit());
+            protocolSettings.frameLimit()).withKeepalivePolicy(protocolSettings.maxKeepaliveTimeoutNs(),
+            protocolSettings.idleTimeoutNs());
         final Outbound outbound = new Outbound(256 * 1024, maxFrameLength, counters.backPressureEvents);
         return new EngineSideConnection(new ProtocolConnection(link, outbound, settings, counters.connectionCounters(),
-            client, Responder.none(), null, layers, commands::add, errors::add, nowNs));
+            client, Responder.none(), null, layers, MemoryBudget.unlimited(), commands::add, errors::add, nowNs));
     }
 
     /** Two subscriber connections, each with a subscription joined to one BLOCK publication. */

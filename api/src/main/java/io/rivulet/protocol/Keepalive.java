@@ -108,17 +108,21 @@ final class Keepalive
     /**
      * The timer fired.
      *
+     * @param send whether to queue a KEEPALIVE (not before a server accepted SETUP).
      * @return the silence that exceeded the timeout in nanoseconds, or 0 when the peer is alive (a KEEPALIVE was
-     *         queued and the timer runs again after the interval).
+     *         queued, when sending, and the timer runs again after the interval).
      */
-    long onTimer(final long nowNs)
+    long onTimer(final long nowNs, final boolean send)
     {
         final long silentNs = nowNs - lastReceivedNs;
         if (silentNs > timeoutNs)
         {
             return silentNs;
         }
-        control.keepalive(false, nowNs);
+        if (send)
+        {
+            control.keepalive(false, nowNs);
+        }
         return 0;
     }
 

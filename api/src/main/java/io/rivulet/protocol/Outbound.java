@@ -33,8 +33,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Outbound
 {
-    /** Capacity of a server connection's ring before SETUP: room for frames of up to 1 KiB. */
-    public static final int PRE_SETUP_RING_LENGTH = 8 * 1024;
+    /**
+     * Capacity of a server connection's ring before SETUP: room for frames of up to 2 KiB, which holds every frame a
+     * server sends before it accepts SETUP (an ERROR's text is at most 1 KiB).
+     */
+    public static final int PRE_SETUP_RING_LENGTH = 16 * 1024;
 
     private volatile ManyToOneRingBuffer ring;
     private final int ringLength;
@@ -102,25 +105,34 @@ public final class Outbound
         return ring;
     }
 
-    /** @return the longest frame a writer may claim now: the connection's, or less while the ring is small. */
+    /** @return the connection's longest frame (before SETUP a server's ring takes only its small frames). */
     public int maxFrameLength()
     {
-        return Math.min(maxFrameLength, ring.maxMsgLength());
+        return maxFrameLength;
     }
 
     /**
      * Conductor: SETUP was accepted; the connection gets its full ring. Safe because nothing writes to a server's
-     * connection before SETUP but the conductor, and the sender finds the new ring on its next read; the small one
-     * is freed with the connection, in case the sender still reads it now.
+     * connection before it accepts SETUP (not even a KEEPALIVE), so the small ring is empty and no producer can be
+     * inside it; the sender finds the new ring on its next read, and the small one is freed with the connection in
+     * case the sender is reading it now.
+     *
+     * @return false when the small ring still holds frames: the swap would lose them.
      */
-    public void expand()
+    public boolean expand()
     {
         final ManyToOneRingBuffer current = ring;
-        if (current.capacity() < ringLength && current.size() == 0 && !closed)
+        if (current.capacity() >= ringLength)
         {
-            retired.add(current);
-            ring = newRing(ringLength);
+            return true;
         }
+        if (current.size() != 0 || closed)
+        {
+            return false;
+        }
+        retired.add(current);
+        ring = newRing(ringLength);
+        return true;
     }
 
     /**

@@ -331,7 +331,9 @@ public final class ProtocolConnection implements ConnectionOutput
         {
             return 0;
         }
-        final long silentNs = keepalive.onTimer(nowNs);
+        // A server says nothing before it accepts SETUP (its ring is small and must stay empty), but a silent peer
+        // is still lost.
+        final long silentNs = keepalive.onTimer(nowNs, setup.isComplete());
         if (silentNs > 0)
         {
             close.lose(new ConnectionLostException("no frame from " + remoteAddress + " for " +

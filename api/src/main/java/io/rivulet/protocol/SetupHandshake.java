@@ -209,7 +209,12 @@ final class SetupHandshake
         {
             return false;
         }
-        outbound.expand(); // SETUP accepted: now the connection gets its full ring
+        if (!outbound.expand()) // SETUP accepted: now the connection gets its full ring
+        {
+            close.lose(new RivuletException("connection from " + remoteAddress + " cannot take its full outbound " +
+                "ring: frames were queued before SETUP"));
+            return false;
+        }
         outbound.limitFrameLength(reader.maxFrameLength());
         // Like RSocket, the server follows the client's keepalive so that neither side times the other out, but
         // within its own bound; the answer tells the client what it got.

@@ -18,11 +18,11 @@ class KeepaliveTest
     @Test
     void shouldQueueAKeepaliveWhileThePeerIsHeardAndReportTheSilenceOnceTooLong()
     {
-        assertThat(keepalive.onTimer(100 * MS)).as("alive").isZero();
+        assertThat(keepalive.onTimer(100 * MS, true)).as("alive").isZero();
         assertThat(framesQueued()).isEqualTo(1);
         keepalive.onFrameReceived(400 * MS);
-        assertThat(keepalive.onTimer(900 * MS)).as("500 ms since the last frame: not more than the timeout").isZero();
-        assertThat(keepalive.onTimer(901 * MS)).isEqualTo(501 * MS);
+        assertThat(keepalive.onTimer(900 * MS, true)).as("500 ms since the last frame: not more than the timeout").isZero();
+        assertThat(keepalive.onTimer(901 * MS, true)).isEqualTo(501 * MS);
         assertThat(framesQueued()).as("one more for the live check, none once the peer is lost").isEqualTo(1);
     }
 

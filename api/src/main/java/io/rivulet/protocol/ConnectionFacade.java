@@ -82,12 +82,19 @@ final class ConnectionFacade implements Connection
                 return Mono.error(tooLargeError(message));
             }
             final long parked = outbound.parkedBytes();
-            if (parked > 0 && parked + message.dataLength() + message.metadataLength() > settings.maxParkedBytes())
+            final long length = (long)message.dataLength() + message.metadataLength();
+            if (parked > 0 && parked + length > settings.maxParkedBytes())
             {
                 counters.onLimitRejection();
                 return Mono.error(new LimitExceededException("fire-and-forget to " + remoteAddress + " refused: " +
                     parked + " bytes already wait for the outbound ring, limit " + settings.maxParkedBytes() +
                     " (rivulet.maxParkedBytes)"));
+            }
+            if (parked > 0 && outbound.wouldExceedNodeMemory(length))
+            {
+                counters.onLimitRejection();
+                return Mono.error(new LimitExceededException("fire-and-forget to " + remoteAddress + " refused: " +
+                    "the node's connections hold their whole memory budget (rivulet.maxNodeMemory)"));
             }
             if (FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, message.metadataLength(), message.dataLength()) <=
                 settings.maxFrameLength())

@@ -238,6 +238,12 @@ public final class Outbound
         return parkedBytes.get();
     }
 
+    /** Any thread: whether parking this many more bytes would take the node past its memory budget. */
+    boolean wouldExceedNodeMemory(final long bytes)
+    {
+        return budget.used() + bytes > budget.nodeLimit();
+    }
+
     void addParkedBytes(final long delta)
     {
         parkedBytes.getAndAdd(delta);

@@ -124,7 +124,7 @@ public final class Conductor implements Agent, Executor
         this.extensions = List.copyOf(extensions);
         this.nowNs = clock.nanoTime();
         this.lastHeartbeatNs = nowNs;
-        this.timers = new ConductorTimers(nowNs);
+        this.timers = new ConductorTimers();
         this.memory = new MemoryBudget(settings.maxNodeMemory(), settings.maxConnectionMemory());
     }
 

@@ -19,7 +19,7 @@ class ConductorTimersTest
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
-    private final ConductorTimers timers = new ConductorTimers(START_NS);
+    private final ConductorTimers timers = new ConductorTimers();
     private final List<Long> fired = new ArrayList<>();
     private final List<Long> firedAtNs = new ArrayList<>();
 

@@ -187,6 +187,12 @@ public final class NodeCounters implements AutoCloseable
         }
     }
 
+    /** Engine, once its agent failed: marks the node file dead with the cause; allocates nothing. */
+    public void markDead(final Throwable cause)
+    {
+        nodeFile.markDead(cause);
+    }
+
     /** Conductor: marks the node alive. */
     public void heartbeat(final long epochMs)
     {

@@ -17,8 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A read-only view of a node file: the header (name, pid, start time, heartbeat), every counter with its type,
- * owner and tag, and the distinct error log. Another process opens it with {@link #open(Path)} while the node
+ * A read-only view of a node file: the header (name, pid, start time, heartbeat, status and failure cause), every
+ * counter with its type, owner and tag, and the distinct error log. Another process opens it with {@link #open(Path)} while the node
  * runs; nothing it does can disturb the node.
  *
  * <p>The file's contents are treated as untrusted: every offset and length in the header is checked against
@@ -155,13 +155,55 @@ public final class NodeFile implements AutoCloseable
     /**
      * @param nowMs     epoch ms now.
      * @param timeoutMs the heartbeat age beyond which the node counts as dead.
-     * @return true when the heartbeat is fresh and the process exists.
+     * @return true when the status is {@link NodeStatus#RUNNING}, the heartbeat is fresh and the process exists.
      */
     public boolean isAlive(final long nowMs, final long timeoutMs)
     {
         final long heartbeat = heartbeatMs();
-        return heartbeat != 0 && nowMs - heartbeat <= timeoutMs && ProcessHandle.of(pid()).map(ProcessHandle::isAlive)
-            .orElse(false);
+        return status() == NodeStatus.RUNNING && heartbeat != 0 && nowMs - heartbeat <= timeoutMs &&
+            ProcessHandle.of(pid()).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /**
+     * @return what the node wrote in its status field: {@link NodeStatus#DEAD} once its engine failed (then
+     * {@link #failureCause()} says why), {@link NodeStatus#CLOSED} after a clean close, else
+     * {@link NodeStatus#RUNNING} (also for a value this reader does not know).
+     */
+    public NodeStatus status()
+    {
+        switch (header.getIntAcquire(NodeFileLayout.STATUS_OFFSET))
+        {
+            case NodeFileLayout.STATUS_DEAD:
+                return NodeStatus.DEAD;
+            case NodeFileLayout.STATUS_CLOSED:
+                return NodeStatus.CLOSED;
+            default:
+                return NodeStatus.RUNNING;
+        }
+    }
+
+    /**
+     * @return the class and message of the error that stopped the engine of a {@link NodeStatus#DEAD} node; "" for
+     * a node that did not fail, or when the recorded length is out of range.
+     */
+    public String failureCause()
+    {
+        if (status() != NodeStatus.DEAD)
+        {
+            return "";
+        }
+        final int length = header.getInt(NodeFileLayout.FAILURE_CAUSE_LENGTH_OFFSET);
+        if (length <= 0 || length > NodeFileLayout.MAX_FAILURE_CAUSE_LENGTH)
+        {
+            return "";
+        }
+        return header.getStringWithoutLengthUtf8(NodeFileLayout.FAILURE_CAUSE_OFFSET, length);
+    }
+
+    /** @return the epoch ms the engine of a {@link NodeStatus#DEAD} node failed; 0 otherwise. */
+    public long failureTimeMs()
+    {
+        return status() == NodeStatus.DEAD ? header.getLong(NodeFileLayout.FAILURE_TIME_OFFSET) : 0;
     }
 
     /** @return Agrona's reader over the counters, for callers that poll values by id. */

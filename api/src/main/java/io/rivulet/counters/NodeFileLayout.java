@@ -18,8 +18,15 @@ import org.agrona.concurrent.status.CountersReader;
  * 40  int   error log offset     44 int error log length
  * 48  int   id of the heartbeat counter
  * 52  int   node name length     56 ... node name, UTF-8 (at most 200 bytes)
+ * 256 int   status: 0 running, 1 closed cleanly, 2 dead (the engine failed); written last, with release semantics
+ * 260 int   failure cause length (bytes, at most 1024)
+ * 264 long  failure time, epoch ms
+ * 272 ...   failure cause, UTF-8: the error's class and message
  * 4096      counters metadata (512 bytes per counter), values (128 per counter), error log
  * </pre>
+ *
+ * <p>The status fields came after version 1's first files, in header space that was zero before; a file of an
+ * earlier writer reads as running, and the heartbeat tells whether it is (old readers ignore the fields).
  */
 public final class NodeFileLayout
 {
@@ -42,6 +49,17 @@ public final class NodeFileLayout
     public static final int NODE_NAME_LENGTH_OFFSET = 52;
     public static final int NODE_NAME_OFFSET = 56;
     public static final int MAX_NODE_NAME_LENGTH = 200;
+    public static final int STATUS_OFFSET = 256;
+    public static final int FAILURE_CAUSE_LENGTH_OFFSET = 260;
+    public static final int FAILURE_TIME_OFFSET = 264;
+    public static final int FAILURE_CAUSE_OFFSET = 272;
+    public static final int MAX_FAILURE_CAUSE_LENGTH = 1024;
+    /** Status: running (or written by a writer that had no status field). */
+    public static final int STATUS_RUNNING = 0;
+    /** Status: closed cleanly. */
+    public static final int STATUS_CLOSED = 1;
+    /** Status: dead, its engine failed; the cause is in the header. */
+    public static final int STATUS_DEAD = 2;
     /** One page, so that the regions after it are page-aligned. */
     public static final int HEADER_LENGTH = 4096;
 

@@ -44,6 +44,7 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
     private final AtomicCounter heartbeat;
     private final String nodeName;
     private boolean closed;
+    private boolean dead;
 
     private NodeFileWriter(
         final Path file,
@@ -170,6 +171,49 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
         heartbeat.setRelease(epochMs);
     }
 
+    /**
+     * Marks the node dead, its engine failed, with the cause's class and message (at most
+     * {@link NodeFileLayout#MAX_FAILURE_CAUSE_LENGTH} bytes of UTF-8) and the time. The first cause stays; a later
+     * {@link #close()} keeps the file and the status so that tools still tell why the node died.
+     *
+     * <p>Allocates nothing (it may run after an {@link OutOfMemoryError}): the text is encoded by hand into the
+     * mapped header.
+     *
+     * @param cause what stopped the engine.
+     */
+    public synchronized void markDead(final Throwable cause)
+    {
+        if (dead)
+        {
+            return;
+        }
+        dead = true;
+        int length = putUtf8(cause.getClass().getName(), 0);
+        String message = null;
+        try
+        {
+            message = cause.getMessage(); // Throwable's returns a field; an override might allocate
+        }
+        catch (final Throwable ignore)
+        {
+            // The class name alone, then.
+        }
+        if (message != null)
+        {
+            length = putUtf8(": ", length);
+            length = putUtf8(message, length);
+        }
+        header.putLong(NodeFileLayout.FAILURE_TIME_OFFSET, System.currentTimeMillis());
+        header.putInt(NodeFileLayout.FAILURE_CAUSE_LENGTH_OFFSET, length);
+        header.putIntRelease(NodeFileLayout.STATUS_OFFSET, NodeFileLayout.STATUS_DEAD);
+    }
+
+    /** @return true once {@link #markDead} ran. */
+    public synchronized boolean isDead()
+    {
+        return dead;
+    }
+
     /** @return a reader over the counters (in this process). */
     public CountersReader countersReader()
     {
@@ -201,7 +245,10 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
     }
 
     /**
-     * Stops the heartbeat (set to 0: the node closed cleanly) and deletes the file when configured. Idempotent.
+     * Stops the heartbeat (set to 0 and the status CLOSED: the node closed cleanly) and deletes the file when
+     * configured; the file of a node {@link #markDead marked dead} is kept as it is, heartbeat and cause, for tools to
+     * read (the next node of the same name replaces it, and a starting node deletes those of dead processes).
+     * Idempotent.
      *
      * <p>The mapping is left to the garbage collector rather than unmapped here: an application thread may
      * still bump a counter (a late offer on a closed publication), and a write to unmapped memory would crash
@@ -215,15 +262,61 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
             return;
         }
         closed = true;
-        heartbeat.setRelease(0);
+        if (!dead)
+        {
+            heartbeat.setRelease(0);
+            header.putIntRelease(NodeFileLayout.STATUS_OFFSET, NodeFileLayout.STATUS_CLOSED);
+        }
         if (file != null)
         {
             OPEN_FILES.remove(file);
-            if (deleteOnClose)
+            if (deleteOnClose && !dead)
             {
                 IoUtil.deleteIfExists(file.toFile());
             }
         }
+    }
+
+    /**
+     * Encodes text as UTF-8 into the failure cause field from a byte offset, without allocating; stops before a
+     * character that does not fit. Unpaired and paired surrogates become '?': this is a diagnostic, not a transcript.
+     *
+     * @return the offset after the last byte written.
+     */
+    private int putUtf8(final String text, final int from)
+    {
+        int at = from;
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            final int bytes = c < 0x80 || Character.isSurrogate(c) ? 1 : c < 0x800 ? 2 : 3;
+            if (at + bytes > NodeFileLayout.MAX_FAILURE_CAUSE_LENGTH)
+            {
+                break;
+            }
+            final int index = NodeFileLayout.FAILURE_CAUSE_OFFSET + at;
+            if (Character.isSurrogate(c))
+            {
+                header.putByte(index, (byte)'?');
+            }
+            else if (bytes == 1)
+            {
+                header.putByte(index, (byte)c);
+            }
+            else if (bytes == 2)
+            {
+                header.putByte(index, (byte)(0xC0 | (c >> 6)));
+                header.putByte(index + 1, (byte)(0x80 | (c & 0x3F)));
+            }
+            else
+            {
+                header.putByte(index, (byte)(0xE0 | (c >> 12)));
+                header.putByte(index + 1, (byte)(0x80 | ((c >> 6) & 0x3F)));
+                header.putByte(index + 2, (byte)(0x80 | (c & 0x3F)));
+            }
+            at += bytes;
+        }
+        return at;
     }
 
     private static byte[] truncate(final String text, final int maxBytes)

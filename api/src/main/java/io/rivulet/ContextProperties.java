@@ -35,6 +35,19 @@ final class ContextProperties
         }
     }
 
+    static EngineFailure engineFailureProperty()
+    {
+        final String value = System.getProperty("rivulet.engineFailure", "close");
+        try
+        {
+            return EngineFailure.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ConfigurationException("rivulet.engineFailure: unknown value '" + value + "' (close, exit)");
+        }
+    }
+
     static int size(final String property, final int defaultValue)
     {
         try

@@ -4,6 +4,8 @@ import io.rivulet.counters.NodeDirectory;
 import io.rivulet.counters.NodeFileWriter;
 import io.rivulet.engine.Conductor;
 import io.rivulet.engine.ConductorCommands;
+import io.rivulet.engine.FailStop;
+import io.rivulet.engine.RateLimitedLog;
 import io.rivulet.counters.NodeCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.ProtocolSettings;
@@ -54,7 +56,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 
+import static io.rivulet.ContextProperties.engineFailureProperty;
 import static io.rivulet.ContextProperties.require;
 import static io.rivulet.ContextProperties.threadingModeProperty;
 import static io.rivulet.ContextProperties.size;
@@ -89,6 +93,7 @@ public final class Rivulet implements AutoCloseable
     private final RegionRegistry regions;
     private final AgentRunner[] runners;
     private final AgentInvoker invoker;
+    private final FailStop failStop;
     private volatile boolean closed;
 
     private Rivulet(final Context context)
@@ -136,7 +141,7 @@ public final class Rivulet implements AutoCloseable
         {
             conductor = new Conductor(commands, driver, sender, context.nanoClock(), context.protocolSettings(),
                 context.outboundRingLength(), context.connectTimeoutNs(), counters, context.authenticator(),
-                context.authTokenBytes(), extensions, errorHandler);
+                context.authTokenBytes(), extensions, errorHandler, context.log());
         }
         catch (final IllegalArgumentException ex)
         {
@@ -147,28 +152,73 @@ public final class Rivulet implements AutoCloseable
         }
 
         final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
+        // Fail-stop: an error escaping an agent closes the node (FailStop); the guards wrap what each thread runs.
+        failStop = new FailStop(conductor, context.threadingMode() == ThreadingMode.DEDICATED,
+            cause -> onEngineFailure(cause, errorHandler));
         switch (context.threadingMode())
         {
             case DEDICATED:
                 runners = new AgentRunner[]{
-                    new AgentRunner(context.idleStrategy(), agentErrors, null, conductor),
+                    new AgentRunner(context.idleStrategy(), agentErrors, null, failStop.owner(conductor)),
                     new AgentRunner(context.newIdleStrategy(), agentErrors, null,
-                        new CompositeAgent(topicSender, sender))};
+                        failStop.sender(new CompositeAgent(topicSender, sender)))};
                 invoker = null;
                 break;
             case SHARED:
                 runners = new AgentRunner[]{new AgentRunner(context.idleStrategy(), agentErrors, null,
-                    new CompositeAgent(conductor, topicSender, sender))};
+                    failStop.owner(new CompositeAgent(conductor, topicSender, sender)))};
                 invoker = null;
                 break;
             default:
                 runners = new AgentRunner[0];
-                invoker = new AgentInvoker(agentErrors, null, new CompositeAgent(conductor, topicSender, sender));
+                invoker = new AgentInvoker(agentErrors, null,
+                    failStop.owner(new CompositeAgent(conductor, topicSender, sender)));
                 invoker.start();
         }
         for (final AgentRunner runner : runners)
         {
             AgentRunner.startOnThread(runner, context.threadFactory());
+        }
+    }
+
+    /**
+     * The engine failed, and its conductor closed the connections and listeners (FailStop): on the engine thread that
+     * caught the error. Each step is tried on its own, as memory may be short: the node file first (it allocates
+     * nothing), then the log line, the error handler (which counts the error and records its stack in the node file),
+     * and the exit.
+     */
+    private void onEngineFailure(final Throwable cause, final Consumer<Throwable> errorHandler)
+    {
+        try
+        {
+            counters.markDead(cause);
+        }
+        catch (final Throwable ignore)
+        {
+            // Nothing allocates there; if it failed anyway, the steps below still run.
+        }
+        try
+        {
+            Context.LOG.error("rivulet node {}: the engine failed; its connections and listeners are closed and its " +
+                "node file says DEAD ({}): {}", context.nodeName(), context.engineFailure() == EngineFailure.EXIT ?
+                "rivulet.engineFailure=exit: halting the JVM" : "rivulet.engineFailure=close: the JVM keeps running",
+                cause.toString());
+        }
+        catch (final Throwable ignore)
+        {
+            // The node file has the cause.
+        }
+        try
+        {
+            errorHandler.accept(cause);
+        }
+        catch (final Throwable ignore)
+        {
+            // An application's handler that throws changes nothing here.
+        }
+        if (context.engineFailure() == EngineFailure.EXIT)
+        {
+            context.engineFailureExit().accept(FailStop.EXIT_STATUS);
         }
     }
 
@@ -266,7 +316,8 @@ public final class Rivulet implements AutoCloseable
      */
     public Mono<Server> bind(final String address, final Responder responder)
     {
-        return conductor.bind(address, responder);
+        return Mono.defer(() -> failStop.isFailed() ? Mono.error(failStop.failure()) :
+            conductor.bind(address, responder));
     }
 
     /** Connects as a pure requester. */
@@ -284,7 +335,8 @@ public final class Rivulet implements AutoCloseable
      */
     public Mono<Connection> connect(final String address, final Responder responder)
     {
-        return conductor.connect(address, responder);
+        return Mono.defer(() -> failStop.isFailed() ? Mono.error(failStop.failure()) :
+            conductor.connect(address, responder));
     }
 
     /**
@@ -327,6 +379,7 @@ public final class Rivulet implements AutoCloseable
      */
     public Publication publication(final String topic, final TopicOptions options)
     {
+        throwIfFailed();
         if (closed)
         {
             throw new IllegalStateException("node is closed");
@@ -354,6 +407,7 @@ public final class Rivulet implements AutoCloseable
      */
     public ExposedRegion exposeRegion(final String name, final int length, final RegionAccess... access)
     {
+        throwIfFailed();
         if (closed)
         {
             throw new IllegalStateException("node is closed");
@@ -365,6 +419,8 @@ public final class Rivulet implements AutoCloseable
      * Runs one duty cycle of the engine on the calling thread; only in {@link ThreadingMode#INVOKER}.
      *
      * @return work done, 0 when idle.
+     * @throws RivuletException "node failed: ..." once the engine failed (see {@link EngineFailure}), from the call in
+     *                          which it failed on.
      */
     public int invoke()
     {
@@ -373,7 +429,27 @@ public final class Rivulet implements AutoCloseable
             throw new IllegalStateException("invoke() is for ThreadingMode.INVOKER; this node runs " +
                 context.threadingMode());
         }
-        return invoker.invoke();
+        throwIfFailed();
+        final int work = invoker.invoke();
+        throwIfFailed();
+        return work;
+    }
+
+    /**
+     * @return the error that stopped the node's engine (see {@link EngineFailure}), or null while it runs.
+     */
+    public Throwable failureCause()
+    {
+        return failStop.cause();
+    }
+
+    private void throwIfFailed()
+    {
+        final RivuletException failure = failStop.failure();
+        if (failure != null)
+        {
+            throw new RivuletException(failure.getMessage(), failure.getCause());
+        }
     }
 
     /** @return the node's counters; their node file is {@code counters().nodeFile().file()}. */
@@ -390,7 +466,8 @@ public final class Rivulet implements AutoCloseable
 
     /**
      * Closes every connection (in-flight streams end with {@link ConnectionClosedException}) and
-     * server, then stops the engine. Waits at most a few seconds. Idempotent.
+     * server, then stops the engine. Waits at most a few seconds. Idempotent. After an engine failure (see
+     * {@link EngineFailure}) it releases what is left at once and keeps the node file, which says DEAD and why.
      */
     @Override
     public void close()
@@ -400,10 +477,17 @@ public final class Rivulet implements AutoCloseable
             return;
         }
         closed = true;
-        topics.closeAll();
-        conductor.requestShutdown();
+        try
+        {
+            topics.closeAll();
+            conductor.requestShutdown();
+        }
+        catch (final RivuletException failed)
+        {
+            // The engine failed (its command queue refuses): it closed everything already.
+        }
         final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!conductor.isQuiescent() && System.nanoTime() - deadlineNs < 0)
+        while (!failStop.isFailed() && !conductor.isQuiescent() && System.nanoTime() - deadlineNs < 0)
         {
             if (invoker != null)
             {
@@ -482,6 +566,10 @@ public final class Rivulet implements AutoCloseable
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private ThreadFactory threadFactory;
         private Consumer<Throwable> errorHandler;
+        private EngineFailure engineFailure = engineFailureProperty();
+        private IntConsumer engineFailureExit = status -> Runtime.getRuntime().halt(status);
+        /** Limits the node's log lines of events a peer can cause in bulk; made by {@link #conclude()}. */
+        private RateLimitedLog log;
         private final List<Function<Executor, NodeExtension>> extensions = new ArrayList<>();
         private boolean concluded;
 
@@ -1016,8 +1104,9 @@ public final class Rivulet implements AutoCloseable
         }
 
         /**
-         * Receives errors that have no subscriber to go to; default: one SLF4J WARN line each (every error is also
-         * counted by type and kept in the node file's distinct error log).
+         * Receives errors that have no subscriber to go to, every one of them; default: one SLF4J WARN line each, at
+         * most one a second per exception type with the count of the others held back (every error is also counted
+         * by type and kept in the node file's distinct error log).
          */
         public Context errorHandler(final Consumer<Throwable> errorHandler)
         {
@@ -1028,6 +1117,46 @@ public final class Rivulet implements AutoCloseable
         public Consumer<Throwable> errorHandler()
         {
             return errorHandler;
+        }
+
+        /**
+         * What the node does once an error escaped its engine's agents, such as an {@link OutOfMemoryError}
+         * ({@code rivulet.engineFailure}: close (default) or exit). Either way the node first closes its connections
+         * and listeners, marks its node file DEAD with the cause and calls the {@link #errorHandler}; then
+         * {@link EngineFailure#CLOSE} leaves the JVM running with the node closed (later calls fail with "node failed:
+         * &lt;cause&gt;"), {@link EngineFailure#EXIT} halts it ({@link #engineFailureExit}).
+         */
+        public Context engineFailure(final EngineFailure engineFailure)
+        {
+            this.engineFailure = engineFailure;
+            return this;
+        }
+
+        public EngineFailure engineFailure()
+        {
+            return engineFailure;
+        }
+
+        /**
+         * How {@link EngineFailure#EXIT} ends the JVM, given the status ({@code FailStop.EXIT_STATUS}, 70); default
+         * {@code Runtime.getRuntime().halt(status)}: no shutdown hooks, which could wait on the failed engine. Runs
+         * on the engine thread that caught the error, after everything else; tests inject their own.
+         */
+        public Context engineFailureExit(final IntConsumer engineFailureExit)
+        {
+            this.engineFailureExit = engineFailureExit;
+            return this;
+        }
+
+        public IntConsumer engineFailureExit()
+        {
+            return engineFailureExit;
+        }
+
+        /** @return the node's limiter of log lines (after {@link #conclude()}). */
+        RateLimitedLog log()
+        {
+            return log;
         }
 
         /**
@@ -1123,10 +1252,18 @@ public final class Rivulet implements AutoCloseable
                     return thread;
                 };
             }
+            require(engineFailure != null, "engineFailure must be set (close, exit)");
+            require(engineFailureExit != null, "engineFailureExit must be set");
+            // Wall-clock intervals, whatever clock the engine was given.
+            log = new RateLimitedLog(SystemNanoClock.INSTANCE, RateLimitedLog.DEFAULT_INTERVAL_NS);
             if (errorHandler == null)
             {
-                // The stack trace goes to the node file's error log (rivulet stat), not to every log line.
-                errorHandler = error -> LOG.warn("rivulet node {}: {}", nodeName, error.toString());
+                // The stack trace goes to the node file's error log (rivulet stat), not to every log line; at most one
+                // line a second per exception type, with the count of the others (the handler is called for each).
+                final RateLimitedLog errorLog = log;
+                final String name = nodeName;
+                errorHandler = error -> errorLog.log(RateLimitedLog.key("error", error), LOG::warn,
+                    () -> "rivulet node " + name + ": " + error);
             }
             concluded = true;
             return this;

@@ -79,6 +79,14 @@ public final class Conductor implements Agent, Executor
     /** Accepted links refused for the connection limit, waiting (bounded) for their peer to read the error. */
     private final ArrayList<ConnectionRefusal> refusals = new ArrayList<>();
     private static final int MAX_REFUSALS = 64;
+    /** Commands queued before an engine failure that the failure path still runs, so that they fail at once. */
+    private static final int FAILED_COMMANDS_LIMIT = 4096;
+    /** Log lines a peer can cause in bulk (abnormal ends), limited per cause. */
+    private final RateLimitedLog log;
+    /** Ends every connection at once when the engine fails. */
+    private final FailStopLayer failStopLayer = new FailStopLayer();
+    /** Set once the engine failed: what queued commands fail with. */
+    private RivuletException failed;
 
     /**
      * @param commands          the queue other threads hand commands through ({@link #execute}); made first so
@@ -94,6 +102,7 @@ public final class Conductor implements Agent, Executor
      * @param setupMetadata     what this node's clients send in SETUP (a token).
      * @param extensions        the node's protocol layers, in order.
      * @param errorHandler      receives errors with nowhere else to go.
+     * @param log               limits the log lines of events a peer can cause in bulk; flushed on the heartbeat.
      */
     public Conductor(
         final ConductorCommands commands,
@@ -107,9 +116,11 @@ public final class Conductor implements Agent, Executor
         final Authenticator authenticator,
         final byte[] setupMetadata,
         final List<NodeExtension> extensions,
-        final Consumer<Throwable> errorHandler)
+        final Consumer<Throwable> errorHandler,
+        final RateLimitedLog log)
     {
         ProtocolConnection.checkExtensions(extensions);
+        this.log = log;
         this.commands = commands;
         this.driver = driver;
         this.sender = sender;
@@ -121,7 +132,9 @@ public final class Conductor implements Agent, Executor
         this.errorHandler = errorHandler;
         this.authenticator = authenticator;
         this.setupMetadata = setupMetadata.clone();
-        this.extensions = List.copyOf(extensions);
+        final List<NodeExtension> layers = new ArrayList<>(extensions);
+        layers.add(failStopLayer); // claims no frame type; the conductor's own, last
+        this.extensions = List.copyOf(layers);
         this.nowNs = clock.nanoTime();
         this.lastHeartbeatNs = nowNs;
         this.timers = new ConductorTimers();
@@ -149,6 +162,7 @@ public final class Conductor implements Agent, Executor
         {
             lastHeartbeatNs = now;
             counters.heartbeat(System.currentTimeMillis());
+            log.flush(); // the held-back count of a burst that has ended
         }
         int work = runCommands();
         work += driver.doWork(now);
@@ -231,6 +245,107 @@ public final class Conductor implements Agent, Executor
         quiescent = true;
     }
 
+    /**
+     * The engine failed ({@link FailStop}): on the thread that owns this conductor's state, with the sender stopped.
+     * Ends everything at once rather than in duty cycles that will not come: later commands are refused, listeners
+     * close (nothing more is accepted), pending connects fail with the failure, and every connection ends as lost
+     * with a reason naming the cause — its requests and streams fail now, its link closes (the peer sees the
+     * connection end) and its {@code onClose()} completes. {@link #onClose()}, which the stopping agent runs next,
+     * closes the extensions and the transport. Each step is tried on its own.
+     *
+     * @param failure "node failed: &lt;cause&gt;", what queued commands and connects fail with.
+     */
+    void failStop(final RivuletException failure)
+    {
+        failed = failure;
+        commands.refuse(failure);
+        for (int i = 0; i < servers.size(); i++)
+        {
+            try
+            {
+                servers.get(i).closeNow();
+            }
+            catch (final Throwable ignore)
+            {
+                // Closing the transport (onClose) closes it too.
+            }
+        }
+        servers.clear();
+        for (int i = 0; i < connects.size(); i++)
+        {
+            try
+            {
+                connects.get(i).fail(failure);
+            }
+            catch (final Throwable ignore)
+            {
+                // As above.
+            }
+        }
+        connects.clear();
+        for (int i = 0; i < refusals.size(); i++)
+        {
+            try
+            {
+                refusals.get(i).close();
+            }
+            catch (final Throwable ignore)
+            {
+                // As above.
+            }
+        }
+        refusals.clear();
+        final String reason = failure.getMessage();
+        for (int i = connections.size() - 1; i >= 0; i--)
+        {
+            final ProtocolConnection connection = connections.get(i);
+            try
+            {
+                if (!failStopLayer.lose(connection.connectionId(), reason)) // streams and extensions end now
+                {
+                    connection.abort(); // it was closing already: release now (onClose closes a link still draining)
+                }
+                connection.onSenderReleased(); // the sender has stopped: the link is the conductor's to close
+                connection.doWork(nowNs); // finishes the close: link closed, onClose() completed
+                if (connection.isFinished())
+                {
+                    connections.remove(i);
+                    cancelKeepalive(connection);
+                    connection.counters().close();
+                }
+            }
+            catch (final Throwable ex)
+            {
+                closeLinkQuietly(connection);
+            }
+        }
+        // Commands queued before the refusal: they see the failure, or closed connections, and fail at once.
+        Runnable command;
+        for (int i = 0; i < FAILED_COMMANDS_LIMIT && (command = commands.poll()) != null; i++)
+        {
+            try
+            {
+                command.run();
+            }
+            catch (final Throwable ignore)
+            {
+                // Best effort.
+            }
+        }
+    }
+
+    private static void closeLinkQuietly(final ProtocolConnection connection)
+    {
+        try
+        {
+            connection.link().close();
+        }
+        catch (final Throwable ignore)
+        {
+            // onClose tries again.
+        }
+    }
+
     /** Any thread: begins an orderly shutdown; {@link #isQuiescent()} tells when it is done. */
     public void requestShutdown()
     {
@@ -273,9 +388,9 @@ public final class Conductor implements Agent, Executor
             final Sinks.One<Server> result = Sinks.one();
             execute(() ->
             {
-                if (shutdownRequested)
+                if (failed != null || shutdownRequested)
                 {
-                    result.tryEmitError(new RivuletException("node is closed"));
+                    result.tryEmitError(failed != null ? failed : new RivuletException("node is closed"));
                     return;
                 }
                 try
@@ -306,9 +421,9 @@ public final class Conductor implements Agent, Executor
             final Sinks.One<Connection> result = Sinks.one();
             execute(() ->
             {
-                if (shutdownRequested)
+                if (failed != null || shutdownRequested)
                 {
-                    result.tryEmitError(new RivuletException("node is closed"));
+                    result.tryEmitError(failed != null ? failed : new RivuletException("node is closed"));
                     return;
                 }
                 if (connections.size() + connects.size() >= settings.maxConnections())
@@ -457,9 +572,11 @@ public final class Conductor implements Agent, Executor
             client, responder, client ? null : authenticator, extensions, memory, this, errorHandler, now);
         LOG.debug("connection {} opened {} {} ({} -> {})", connectionId, client ? "to" : "from", link.remoteAddress(),
             link.localAddress(), link.remoteAddress());
-        // One line when a connection ends abnormally (lost, protocol violation, rejected), with its id; control plane.
-        connection.api().onClose().subscribe(null, error -> LOG.info("connection {} {} {} ended: {}", connectionId,
-            client ? "to" : "from", connection.remoteAddress(), error.toString()));
+        // One line when a connection ends abnormally (lost, protocol violation, rejected), with its id; at most one
+        // a second per cause, with the count of the others: a flood of refused connections must not flood the log.
+        connection.api().onClose().subscribe(null, error -> log.log(RateLimitedLog.key("connection ended", error),
+            LOG::info, () -> "connection " + connectionId + " " + (client ? "to" : "from") + " " +
+            connection.remoteAddress() + " ended: " + error));
         connections.add(connection);
         sender.add(connection);
         rescheduleKeepalive(connection, now + settings.keepaliveIntervalNs());

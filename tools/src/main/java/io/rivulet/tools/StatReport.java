@@ -3,6 +3,7 @@ package io.rivulet.tools;
 import io.rivulet.counters.CounterSnapshot;
 import io.rivulet.counters.ErrorRecord;
 import io.rivulet.counters.NodeFile;
+import io.rivulet.counters.NodeStatus;
 
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -44,7 +45,14 @@ final class StatReport
         final long heartbeat = node.heartbeatMs();
         final boolean alive = node.isAlive(nowMs, heartbeatTimeoutMs);
         out.append("node ").append(node.nodeName()).append("  pid ").append(node.pid()).append("  ");
-        if (alive)
+        if (node.status() == NodeStatus.DEAD)
+        {
+            // Told by the node itself: its engine failed, and it closed its connections and listeners.
+            out.append("DEAD (the engine failed at ").append(TIME.format(Instant.ofEpochMilli(node.failureTimeMs())))
+                .append(" UTC, ").append(seconds(nowMs - node.failureTimeMs())).append(" ago: ")
+                .append(clip(node.failureCause(), 300)).append(')');
+        }
+        else if (alive)
         {
             out.append("alive, up ").append(seconds(nowMs - node.startTimeMs())).append(", heartbeat ")
                 .append(Math.max(0, nowMs - heartbeat)).append(" ms ago");

@@ -311,6 +311,7 @@ public final class Conductor implements Agent, Executor
                 {
                     connections.remove(i);
                     cancelKeepalive(connection);
+                    connection.release(); // frees its ring now, memory short or not; one a producer holds: GC
                     connection.counters().close();
                 }
             }

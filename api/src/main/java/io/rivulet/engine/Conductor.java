@@ -84,7 +84,6 @@ public final class Conductor implements Agent, Executor
     /** Log lines a peer can cause in bulk (abnormal ends), limited per cause. */
     private final RateLimitedLog log;
     /** Ends every connection at once when the engine fails. */
-    private final FailStopLayer failStopLayer = new FailStopLayer();
     /** Set once the engine failed: what queued commands fail with. */
     private RivuletException failed;
 
@@ -132,9 +131,7 @@ public final class Conductor implements Agent, Executor
         this.errorHandler = errorHandler;
         this.authenticator = authenticator;
         this.setupMetadata = setupMetadata.clone();
-        final List<NodeExtension> layers = new ArrayList<>(extensions);
-        layers.add(failStopLayer); // claims no frame type; the conductor's own, last
-        this.extensions = List.copyOf(layers);
+        this.extensions = List.copyOf(extensions);
         this.nowNs = clock.nanoTime();
         this.lastHeartbeatNs = nowNs;
         this.timers = new ConductorTimers();
@@ -295,16 +292,13 @@ public final class Conductor implements Agent, Executor
             }
         }
         refusals.clear();
-        final String reason = failure.getMessage();
+        final Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
         for (int i = connections.size() - 1; i >= 0; i--)
         {
             final ProtocolConnection connection = connections.get(i);
             try
             {
-                if (!failStopLayer.lose(connection.connectionId(), reason)) // streams and extensions end now
-                {
-                    connection.abort(); // it was closing already: release now (onClose closes a link still draining)
-                }
+                connection.fail(cause); // streams and extensions end now, with the failure as their cause
                 connection.onSenderReleased(); // the sender has stopped: the link is the conductor's to close
                 connection.doWork(nowNs); // finishes the close: link closed, onClose() completed
                 if (connection.isFinished())

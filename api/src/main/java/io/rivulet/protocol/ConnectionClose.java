@@ -196,6 +196,7 @@ final class ConnectionClose
     {
         lose(new ConnectionClosedException("node closed"));
         sendMode = SendMode.RELEASE;
+        awaitPeerClose = false; // finish on the next cycle, not after the peer's close
     }
 
     private void begin(final RivuletException closeCause, final SendMode mode)

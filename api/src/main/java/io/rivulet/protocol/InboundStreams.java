@@ -272,6 +272,7 @@ final class InboundStreams
         }
         catch (final Throwable ex)
         {
+            rethrowFatal(ex);
             rejectStream(stream, ErrorCode.APPLICATION_ERROR, String.valueOf(ex.getMessage()));
             errorHandler.accept(ex);
             return;
@@ -365,7 +366,17 @@ final class InboundStreams
         }
         catch (final Throwable ex)
         {
+            rethrowFatal(ex);
             errorHandler.accept(ex);
+        }
+    }
+
+    /** An application's handler failing is its stream's error; the JVM failing is the engine's (fail-stop). */
+    private static void rethrowFatal(final Throwable ex)
+    {
+        if (ex instanceof VirtualMachineError fatal)
+        {
+            throw fatal;
         }
     }
 

@@ -389,6 +389,17 @@ public final class ProtocolConnection implements ConnectionOutput
         return outbound.free();
     }
 
+    /**
+     * The node's engine failed: the connection ends now as lost, its requests and streams failing with the failure
+     * as their cause, and finishes without waiting for the peer (the sender has stopped).
+     */
+    public void fail(final Throwable failure)
+    {
+        close.lose(new ConnectionLostException("connection to " + remoteAddress + " lost: node failed: " + failure,
+            failure));
+        close.abort();
+    }
+
     /** Forces the close to finish now (node shutdown deadline). */
     public void abort()
     {

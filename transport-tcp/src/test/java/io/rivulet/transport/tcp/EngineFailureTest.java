@@ -176,10 +176,10 @@ class EngineFailureTest
         {
             final String named = cause.getClass().getName() + ": " + cause.getMessage();
 
-            // The node's own pending request fails at once, naming the failure.
+            // The node's own pending request fails at once, naming the failure and carrying it as its cause.
             final ExecutionException pending = catchExecution(pendingOnPeer);
             assertThat(pending.getCause()).isInstanceOf(RivuletException.class)
-                .hasMessageContaining("node failed: " + named);
+                .hasMessageContaining("node failed: " + named).hasCause(cause);
             toPeer.onClose().onErrorResume(error -> Mono.empty()).block(TIMEOUT);
             assertThat(toPeer.isOpen()).isFalse();
 

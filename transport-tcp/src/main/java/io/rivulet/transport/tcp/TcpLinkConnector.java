@@ -212,6 +212,10 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
         closed = true;
         selectionKey.cancel();
         TcpTransportDriver.closeQuietly(channel);
+        if (null != tls)
+        {
+            tls.free(); // no link took the session: its buffers go with the connection
+        }
         driver.onChannelClosed();
     }
 }

@@ -161,6 +161,7 @@ public final class TcpLinkListener implements LinkListener, Selectable
                 {
                     handshakes.remove(i);
                     TcpTransportDriver.closeQuietly(handshake.channel);
+                    handshake.tls.free();
                     reject(new IOException("TLS handshake with " + handshake.peer + " failed: not complete within " +
                         TimeUnit.NANOSECONDS.toMillis(driver.tlsSettings().handshakeTimeoutNs()) + " ms"));
                 }
@@ -169,6 +170,7 @@ public final class TcpLinkListener implements LinkListener, Selectable
             {
                 handshakes.remove(i);
                 TcpTransportDriver.closeQuietly(handshake.channel);
+                handshake.tls.free();
                 reject(ex);
             }
         }
@@ -205,6 +207,7 @@ public final class TcpLinkListener implements LinkListener, Selectable
             for (final PendingHandshake handshake : handshakes)
             {
                 TcpTransportDriver.closeQuietly(handshake.channel);
+                handshake.tls.free();
             }
             handshakes.clear();
             for (final TcpLink link : ready)

@@ -122,6 +122,7 @@ class TcpBufferFootprintTest
         final TestCertificates certificates = TestCertificates.get();
         final TcpTransportDriver server = TcpTransport.tls(new TlsSettings()
             .keyStore(certificates.serverKeyStore, TestCertificates.PASSWORD)
+            .maxHandshakesPerAddress(connections) // all from 127.0.0.1, at once
             .handshakeTimeout(1, TimeUnit.MINUTES)).open(SETTINGS); // 50 at once on a slow machine: not timed here
         closeables.add(server);
         final TcpTransportDriver client = TcpTransport.tls(new TlsSettings()

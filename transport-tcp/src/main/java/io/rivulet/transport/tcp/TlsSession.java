@@ -26,8 +26,8 @@ import java.nio.channels.SocketChannel;
  * </pre>
  *
  * <p>The three buffers are {@link GrowableBuffer}s held only while they have work: netIn from the first byte read
- * (a few KiB, grown to the record being received), netOut while the engine wraps (an {@code SSLEngine} wraps only
- * into room for a whole record), appIn from the first application record. During the handshake a buffer that is
+ * (a few KiB, grown to the record being received), netOut from the first wrap (an {@code SSLEngine} wraps only into
+ * room for a whole record), appIn from the first application record. During the handshake a buffer that is
  * drained while the session waits for its peer is freed, so a connection that sends nothing holds no direct memory,
  * and one that stalls mid-handshake holds only the bytes it sent. Their floors are one record; growth past that
  * (for batching) draws on the driver's budget.
@@ -442,15 +442,14 @@ final class TlsSession
     }
 
     /**
-     * @return netOut with room for a whole record, which {@code SSLEngine.wrap} insists on; allocated now if none.
+     * @return netOut, allocated now if there is none, at its floor: room for a whole record, which
+     *         {@code SSLEngine.wrap} insists on when the buffer is empty.
      */
     private ByteBuffer outputRoom()
     {
-        final int held = held(netOut);
-        final int packetSize = engine.getSession().getPacketBufferSize();
-        if (netOut.capacity() - held < packetSize)
+        if (0 == netOut.capacity())
         {
-            netOut.grow(Math.min(netOut.max(), held + packetSize), 0, 0, held);
+            netOut.grow(netOut.floor(), 0, 0, 0);
         }
         return netOut.byteBuffer();
     }

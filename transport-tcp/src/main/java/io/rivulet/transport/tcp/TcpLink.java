@@ -35,13 +35,23 @@ import java.nio.channels.SocketChannel;
  * <p>Sending: {@link #offer} copies prefix and frame into a direct send buffer, so many frames leave
  * in one {@code write} on {@link #flush()}; a partial write keeps the rest for the next flush.
  * Receiving: {@link #poll} reads into a direct receive buffer and hands complete frames to the handler
- * as views over that buffer, keeping a partial frame for the next read. Neither path allocates.
+ * as views over that buffer, keeping a partial frame for the next read.
+ *
+ * <p>Both buffers are {@link GrowableBuffer}s: none is allocated until the first byte comes or goes, the first is a
+ * few KiB, and they grow on demand to the configured lengths, keeping the bytes in flight: the receive buffer when a
+ * frame longer than it announces itself or when reads fill it (a busy peer), the send buffer when an offer does not
+ * fit. So a connection that never completes SETUP holds a few KiB at most, and once the buffers have grown neither
+ * path allocates. Closing frees them explicitly: the receive side at once, or when a {@link #poll} that closed its
+ * own link from a frame handler returns; the send side at once when the closing thread is the one that sends, else
+ * at the driver's next duty cycle (the sender has released the link by then; see {@link #close()}).
  *
  * <p>Over TLS the same buffers hold plaintext: {@link TlsSession} wraps what {@link #flush()} would write and
  * unwraps what {@link #poll} reads, and the link is created only once its handshake is complete.
  *
- * <p>Not thread-safe: owned by the engine thread of the {@link TcpTransportDriver} that created it, whose
- * {@link TcpTransportDriver#doWork(long)} must run each duty cycle to report the socket readable.
+ * <p>Threading as {@link ReliableLink} says: {@link #offer}, {@link #flush()} and {@link #isFlushed()} belong to the
+ * engine's sender, everything else to the conductor, the thread of the {@link TcpTransportDriver} that created the
+ * link, whose {@link TcpTransportDriver#doWork(long)} must run each duty cycle to report the socket readable. The
+ * two halves share no buffer; once closed, neither touches one.
  */
 public final class TcpLink implements ReliableLink, Selectable
 {
@@ -49,6 +59,8 @@ public final class TcpLink implements ReliableLink, Selectable
     public static final int LENGTH_PREFIX_LENGTH = Integer.BYTES;
 
     private static final ByteOrder PREFIX_ORDER = ByteOrder.LITTLE_ENDIAN;
+    /** Wrapped by the views once their buffers are freed: a stray access then fails its bounds check. */
+    private static final byte[] NO_BYTES = new byte[0];
 
     private final TcpTransportDriver driver;
     private final SocketChannel channel;
@@ -57,23 +69,34 @@ public final class TcpLink implements ReliableLink, Selectable
     private final String remoteAddress;
     private final String localAddress;
 
-    private final ByteBuffer sendByteBuffer;
-    private final UnsafeBuffer sendBuffer;
-    private final int sendCapacity;
+    // Send side: the sender's thread.
+    private final GrowableBuffer send;
+    private final UnsafeBuffer sendBuffer = new UnsafeBuffer(NO_BYTES);
+    private ByteBuffer sendByteBuffer;
+    private int sendCapacity;
     private int sendHead;
     private int sendTail;
+    /** The thread that sends, once it has: a close from any other thread leaves the send side to the driver. */
+    private Thread sendThread;
 
-    private final ByteBuffer receiveByteBuffer;
-    private final UnsafeBuffer receiveBuffer;
-    private final int receiveCapacity;
+    // Receive side: the conductor's thread.
+    private final GrowableBuffer receive;
+    private final UnsafeBuffer receiveBuffer = new UnsafeBuffer(NO_BYTES);
+    private ByteBuffer receiveByteBuffer;
+    private int receiveCapacity;
     private int receiveHead;
     private int receiveTail;
 
     // True when the selector reported data or the last read filled the buffer (the socket may hold more).
     // Bytes already in the receive buffer are delivered regardless, so a frame limit never strands them.
-    private boolean readable = true;
+    private boolean readable;
+    /** The last read filled most of the receive buffer: a busy peer, whose reads a bigger buffer would batch. */
+    private boolean busy;
     private boolean endOfStream;
-    private boolean closed;
+    /** Set by the conductor; read by the sender, which must not touch buffers the close frees. */
+    private volatile boolean closed;
+    /** Inside {@link #poll}: a close from a frame handler leaves the receive buffer to be freed when poll returns. */
+    private boolean polling;
     /** TLS between the socket and the buffers, or null for plain TCP. The handshake is complete. */
     private final TlsSession tls;
     private final String peerPrincipal;
@@ -95,13 +118,13 @@ public final class TcpLink implements ReliableLink, Selectable
         remoteAddress = SocketAddresses.format(channel.getRemoteAddress());
         localAddress = SocketAddresses.format(channel.getLocalAddress());
 
-        sendCapacity = settings.sendBufferLength();
-        sendByteBuffer = ByteBuffer.allocateDirect(sendCapacity);
-        sendBuffer = new UnsafeBuffer(sendByteBuffer);
-
-        receiveCapacity = settings.receiveBufferLength();
-        receiveByteBuffer = ByteBuffer.allocateDirect(receiveCapacity);
-        receiveBuffer = new UnsafeBuffer(receiveByteBuffer);
+        final int frameCapacity = LENGTH_PREFIX_LENGTH + maxFrameLength;
+        send = new GrowableBuffer(driver.bufferMemory(), Math.min(frameCapacity, settings.sendBufferLength()),
+            settings.sendBufferLength());
+        receive = new GrowableBuffer(driver.bufferMemory(), Math.min(frameCapacity, settings.receiveBufferLength()),
+            settings.receiveBufferLength());
+        // A plain socket's data is reported by the selector; TLS may hold bytes it read during the handshake.
+        readable = null != tls && tls.hasPendingInput();
 
         // A connector's channel is already registered: this replaces its interest set and attachment.
         selectionKey = channel.register(selector, SelectionKey.OP_READ, this);
@@ -142,15 +165,15 @@ public final class TcpLink implements ReliableLink, Selectable
             throw new IllegalArgumentException(
                 "frame length " + length + " must be between 1 and maximum " + maxFrameLength + " to " + remoteAddress);
         }
+        if (closed)
+        {
+            return true; // discarded, as close() discards what was queued; the buffer may be freed
+        }
 
         final int required = LENGTH_PREFIX_LENGTH + length;
-        if (sendTail + required > sendCapacity)
+        if (sendTail + required > sendCapacity && !makeRoomToSend(required))
         {
-            if ((sendTail - sendHead) + required > sendCapacity)
-            {
-                return false;
-            }
-            compactSendBuffer();
+            return false;
         }
 
         sendBuffer.putInt(sendTail, length, PREFIX_ORDER);
@@ -166,6 +189,14 @@ public final class TcpLink implements ReliableLink, Selectable
     @Override
     public int flush() throws IOException
     {
+        if (closed)
+        {
+            throw new IOException("link to " + remoteAddress + " is closed");
+        }
+        if (null == sendThread)
+        {
+            sendThread = Thread.currentThread();
+        }
         if (sendHead == sendTail)
         {
             if (tls != null && !tls.isFlushed())
@@ -206,23 +237,39 @@ public final class TcpLink implements ReliableLink, Selectable
     @Override
     public int poll(final FrameHandler handler, final int frameLimit) throws IOException
     {
-        int frames = deliverFrames(handler, 0, frameLimit);
-
-        if (frames < frameLimit && readable && !endOfStream && !closed)
+        if (closed)
         {
-            if (read() > 0)
+            return 0;
+        }
+        polling = true;
+        try
+        {
+            int frames = deliverFrames(handler, 0, frameLimit);
+
+            if (frames < frameLimit && readable && !endOfStream && !closed)
             {
-                frames = deliverFrames(handler, frames, frameLimit);
+                if (read() > 0)
+                {
+                    frames = deliverFrames(handler, frames, frameLimit);
+                }
+            }
+
+            if (0 == frames && endOfStream && !closed)
+            {
+                throw new LinkClosedException(tls != null && tls.isCloseNotifyReceived() ?
+                    "TLS closed (close_notify) by peer " + remoteAddress : "closed by peer " + remoteAddress);
+            }
+
+            return frames;
+        }
+        finally
+        {
+            polling = false;
+            if (closed)
+            {
+                freeReceiveSide(); // a frame handler closed this link: its view of the buffer has ended now
             }
         }
-
-        if (0 == frames && endOfStream)
-        {
-            throw new LinkClosedException(tls != null && tls.isCloseNotifyReceived() ?
-                "TLS closed (close_notify) by peer " + remoteAddress : "closed by peer " + remoteAddress);
-        }
-
-        return frames;
     }
 
     /**
@@ -279,6 +326,22 @@ public final class TcpLink implements ReliableLink, Selectable
     }
 
     /**
+     * @return bytes of the send buffer allocated now (0 until the first offer); sender thread.
+     */
+    public int sendCapacity()
+    {
+        return sendCapacity;
+    }
+
+    /**
+     * @return bytes of the receive buffer allocated now (0 until the first byte arrives); conductor thread.
+     */
+    public int receiveCapacity()
+    {
+        return receiveCapacity;
+    }
+
+    /**
      * @return true once {@link #close()} has been called.
      */
     public boolean isClosed()
@@ -288,6 +351,11 @@ public final class TcpLink implements ReliableLink, Selectable
 
     /**
      * {@inheritDoc}
+     *
+     * <p>Frees the buffers: the receive side now, or when the {@link #poll} this is called from returns; the send side
+     * now when this thread is the one that sent (or nothing was sent), else at the driver's next duty cycle. The
+     * engine closes a link only after its sender has released it; the delay keeps even a sender that broke that
+     * rule out of freed memory, and a driver closed before then leaves those buffers to the GC.
      */
     @Override
     public void close()
@@ -295,15 +363,65 @@ public final class TcpLink implements ReliableLink, Selectable
         if (!closed)
         {
             closed = true;
-            sendHead = 0;
-            sendTail = 0;
             if (tls != null)
             {
                 tls.closeQuietly(); // close_notify; the sender released the link before the conductor closes it
             }
             selectionKey.cancel();
             TcpTransportDriver.closeQuietly(channel);
+            final Thread sender = sendThread;
+            if (null == sender || Thread.currentThread() == sender)
+            {
+                freeSendSide();
+            }
+            else
+            {
+                driver.freeSendSideLater(this);
+            }
+            if (!polling)
+            {
+                freeReceiveSide();
+            }
             driver.onChannelClosed();
+        }
+    }
+
+    /** Frees the send buffer and TLS's encrypted output; the sender no longer uses them. Idempotent. */
+    void freeSendSide()
+    {
+        sendBuffer.wrap(NO_BYTES);
+        sendByteBuffer = null;
+        sendCapacity = 0;
+        sendHead = 0;
+        sendTail = 0;
+        send.free();
+        if (null != tls)
+        {
+            tls.freeSendSide();
+        }
+    }
+
+    /** Drops the send side for the GC to free: the driver closed before it was safe to free it. Idempotent. */
+    void abandonSendSide()
+    {
+        send.abandon();
+        if (null != tls)
+        {
+            tls.abandonSendSide();
+        }
+    }
+
+    private void freeReceiveSide()
+    {
+        receiveBuffer.wrap(NO_BYTES);
+        receiveByteBuffer = null;
+        receiveCapacity = 0;
+        receiveHead = 0;
+        receiveTail = 0;
+        receive.free();
+        if (null != tls)
+        {
+            tls.freeReceiveSide();
         }
     }
 
@@ -365,17 +483,16 @@ public final class TcpLink implements ReliableLink, Selectable
 
     private int read() throws IOException
     {
-        compactReceiveBuffer();
-
-        final int space = receiveCapacity - receiveTail;
-        if (0 == space)
+        if (!makeRoomToRead())
         {
             // Cannot happen while capacity holds a whole frame, but a zero-length read must not clear readable.
             return 0;
         }
 
+        final int space = receiveCapacity - receiveTail;
         receiveByteBuffer.limit(receiveCapacity).position(receiveTail);
         final int bytesRead = tls == null ? channel.read(receiveByteBuffer) : tls.read(receiveByteBuffer);
+        busy = bytesRead == space && space >= receiveCapacity / 2;
         if (bytesRead > 0)
         {
             receiveTail += bytesRead;
@@ -399,22 +516,90 @@ public final class TcpLink implements ReliableLink, Selectable
         return bytesRead;
     }
 
-    private void compactReceiveBuffer()
+    /**
+     * Before a read: allocates the receive buffer on first use, grows it when the frame being received announced
+     * itself longer than the buffer or the last read found a busy peer, and moves a partial frame to the start when
+     * the rest of it would not fit after it.
+     *
+     * @return true when there is room to read into.
+     */
+    private boolean makeRoomToRead()
     {
-        final int head = receiveHead;
-        if (head == receiveTail)
+        if (receiveHead == receiveTail)
         {
             receiveHead = 0;
             receiveTail = 0;
         }
-        else if (head > 0 && receiveCapacity - head < maxFrameLength + LENGTH_PREFIX_LENGTH)
+        final int buffered = receiveTail - receiveHead;
+        final int frameNeed = nextFrameNeed(buffered);
+        final int wanted = busy && receiveCapacity < receive.max() ? 2 * receiveCapacity : 0;
+        if (frameNeed > receiveCapacity || wanted > receiveCapacity)
         {
-            // Move the partial frame down only when a frame of the maximum length might not fit after it.
+            receive.grow(frameNeed, wanted, receiveHead, receiveTail);
+            if (receive.byteBuffer() != receiveByteBuffer)
+            {
+                receiveByteBuffer = receive.byteBuffer();
+                receiveBuffer.wrap(receiveByteBuffer);
+                receiveCapacity = receive.capacity();
+                receiveHead = 0;
+                receiveTail = buffered;
+            }
+        }
+        final int head = receiveHead;
+        if (head > 0 && receiveCapacity - head < Math.max(frameNeed, Math.min(receiveCapacity, receive.floor())))
+        {
+            // Move the partial frame down only when the rest of it, or a frame of the maximum length, might not fit.
             receiveByteBuffer.limit(receiveTail).position(head);
             receiveByteBuffer.compact();
             receiveTail -= head;
             receiveHead = 0;
         }
+
+        return receiveTail < receiveCapacity;
+    }
+
+    /**
+     * @param buffered bytes of the partial frame at the head.
+     * @return the bytes that frame takes, prefix included, once its length is known; else the prefix's.
+     */
+    private int nextFrameNeed(final int buffered)
+    {
+        if (buffered < LENGTH_PREFIX_LENGTH)
+        {
+            return LENGTH_PREFIX_LENGTH;
+        }
+        final int length = receiveBuffer.getInt(receiveHead, PREFIX_ORDER); // checked by deliverFrames already
+        return LENGTH_PREFIX_LENGTH + Math.max(0, Math.min(length, maxFrameLength));
+    }
+
+    /**
+     * Sender: an offer did not fit after the tail. Moves pending bytes to the start, or grows the buffer (doubling,
+     * as far as the configured length and the driver's budget allow) with them.
+     *
+     * @return false when the frame does not fit even so: back-pressure.
+     */
+    private boolean makeRoomToSend(final int required)
+    {
+        final int pending = sendTail - sendHead;
+        if (pending + required <= sendCapacity)
+        {
+            compactSendBuffer();
+            return true;
+        }
+        sendThread = Thread.currentThread();
+        if (!send.grow(pending + required, 2 * sendCapacity, sendHead, sendTail))
+        {
+            return false;
+        }
+        if (send.byteBuffer() != sendByteBuffer)
+        {
+            sendByteBuffer = send.byteBuffer();
+            sendBuffer.wrap(sendByteBuffer);
+            sendCapacity = send.capacity();
+            sendHead = 0;
+            sendTail = pending;
+        }
+        return sendTail + required <= sendCapacity;
     }
 
     private void compactSendBuffer()

@@ -28,6 +28,8 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
     private boolean closed;
     /** Set once connected when the driver speaks TLS: the handshake runs before the link comes up. */
     private TlsSession tls;
+    /** The handshake has something to do: the selector reported what it waits for, or its last step left more. */
+    private boolean handshakeDue;
 
     TcpLinkConnector(
         final TcpTransportDriver driver,
@@ -79,7 +81,7 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
         }
         if (null != tls)
         {
-            return handshake();
+            return handshakeDue ? handshake() : null;
         }
         if (!connectable)
         {
@@ -98,7 +100,7 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
                 final java.net.InetSocketAddress remote = (java.net.InetSocketAddress)channel.getRemoteAddress();
                 tls = driver.newTlsSession(channel, true, SocketAddresses.resolve(address).getHostString(),
                     remote.getPort(), address);
-                selectionKey.interestOps(0); // the handshake reads and writes when polled
+                selectionKey.interestOps(0); // from here the handshake says what it waits for
             }
             else
             {
@@ -121,13 +123,24 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
 
     private TcpLink handshake() throws IOException
     {
+        handshakeDue = false;
         try
         {
             if (tls.handshake())
             {
                 link = driver.newLink(channel, tls);
+                return link;
             }
-            return link;
+            final int interest = tls.handshakeInterest();
+            if (0 == interest)
+            {
+                handshakeDue = true;
+            }
+            else
+            {
+                selectionKey.interestOps(interest);
+            }
+            return null;
         }
         catch (final IOException ex)
         {
@@ -166,6 +179,10 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
         if ((readyOps & SelectionKey.OP_CONNECT) != 0)
         {
             connectable = true;
+        }
+        if ((readyOps & (SelectionKey.OP_READ | SelectionKey.OP_WRITE)) != 0)
+        {
+            handshakeDue = true;
         }
     }
 
@@ -212,6 +229,10 @@ public final class TcpLinkConnector implements LinkConnector, Selectable
         closed = true;
         selectionKey.cancel();
         TcpTransportDriver.closeQuietly(channel);
+        if (null != tls)
+        {
+            tls.free(); // no link took the session: its buffers go with the connection
+        }
         driver.onChannelClosed();
     }
 }

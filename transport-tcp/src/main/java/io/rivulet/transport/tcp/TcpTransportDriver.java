@@ -16,6 +16,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
 import java.util.function.Consumer;
 
 /**
@@ -26,8 +27,12 @@ import java.util.function.Consumer;
  * ready; the engine's later {@code accept}, {@code poll} and connector {@code poll} calls do the I/O,
  * so an idle link costs no system call.
  *
+ * <p>The direct buffers of its links and TLS sessions come from one {@link BufferMemory}: they start small, grow on
+ * demand, are freed explicitly when a link closes, and their growth beyond one frame each is capped driver-wide by
+ * {@link TcpTransport#maxBufferMemory()}. {@link #allocatedBufferBytes()} tells what they hold.
+ *
  * <p>Not thread-safe: every method, and every method of the listeners, connectors and links it creates,
- * must be called from the one engine thread that owns it.
+ * must be called from the one engine thread that owns it (a link's send half excepted: see {@link TcpLink}).
  */
 public final class TcpTransportDriver implements TransportDriver
 {
@@ -41,6 +46,9 @@ public final class TcpTransportDriver implements TransportDriver
     private final TlsSettings tlsSettings;
     private final SSLContext sslContext;
     private final Selector selector;
+    private final BufferMemory bufferMemory;
+    /** Links closed by the conductor while another thread sent on them: their send side is freed next duty cycle. */
+    private final ArrayList<TcpLink> sendSidesToFree = new ArrayList<>();
     // Held in a field so the selector poll allocates nothing per duty cycle.
     private final Consumer<SelectionKey> onSelectedKey = this::onSelectedKey;
     private boolean closing;
@@ -48,20 +56,50 @@ public final class TcpTransportDriver implements TransportDriver
 
     TcpTransportDriver(final TransportSettings settings) throws IOException
     {
-        this(settings, null);
+        this(settings, null, TcpTransport.DEFAULT_MAX_BUFFER_MEMORY);
     }
 
     /**
-     * @param settings    buffer sizes and frame limit.
-     * @param tlsSettings TLS for every link of this driver, or null for plain TCP.
+     * @param settings        buffer sizes and frame limit.
+     * @param tlsSettings     TLS for every link of this driver, or null for plain TCP.
+     * @param maxBufferMemory bytes all buffers together may hold beyond one frame (or TLS record) each.
      * @throws io.rivulet.ConfigurationException when the TLS key or trust material cannot be loaded.
      */
-    TcpTransportDriver(final TransportSettings settings, final TlsSettings tlsSettings) throws IOException
+    TcpTransportDriver(final TransportSettings settings, final TlsSettings tlsSettings, final long maxBufferMemory)
+        throws IOException
     {
         this.settings = settings;
         this.tlsSettings = tlsSettings;
         this.sslContext = tlsSettings == null ? null : tlsSettings.newSslContext();
+        this.bufferMemory = new BufferMemory(maxBufferMemory);
         this.selector = Selector.open();
+    }
+
+    /**
+     * @return direct bytes the driver's links, TLS sessions and handshakes hold now. Any thread.
+     */
+    public long allocatedBufferBytes()
+    {
+        return bufferMemory.allocatedBytes();
+    }
+
+    /**
+     * @return of {@link #allocatedBufferBytes()}, the bytes beyond one frame (or TLS record) per buffer, which
+     *         {@link TcpTransport#maxBufferMemory()} caps. Any thread.
+     */
+    public long grownBufferBytes()
+    {
+        return bufferMemory.growthBytes();
+    }
+
+    /**
+     * @return buffers that stayed at one frame (or TLS record) because {@link TcpTransport#maxBufferMemory()} was
+     *         reached when they would have grown past it; each counted once, and its link kept working, with fewer
+     *         bytes per system call. Any thread.
+     */
+    public long bufferGrowthsRefused()
+    {
+        return bufferMemory.growthsRefused();
     }
 
     /**
@@ -159,9 +197,10 @@ public final class TcpTransportDriver implements TransportDriver
     }
 
     /**
-     * Polls the selector without blocking and flags the ready listeners, connectors and links.
+     * Polls the selector without blocking and flags the ready listeners, connectors and links; frees the send side
+     * of links closed in an earlier cycle.
      *
-     * @param nowNs the cycle's clock, unused.
+     * @param nowNs the cycle's clock, for TLS handshake deadlines.
      * @return the number of channels found ready.
      */
     @Override
@@ -171,6 +210,14 @@ public final class TcpTransportDriver implements TransportDriver
         if (!selector.isOpen())
         {
             return 0;
+        }
+        if (!sendSidesToFree.isEmpty())
+        {
+            for (int i = 0; i < sendSidesToFree.size(); i++)
+            {
+                sendSidesToFree.get(i).freeSendSide();
+            }
+            sendSidesToFree.clear();
         }
 
         try
@@ -220,6 +267,12 @@ public final class TcpTransportDriver implements TransportDriver
         {
             // Nothing left to release that the caller could act on.
         }
+        // Not safe to free yet: a sender the engine did not stop first may still be inside them.
+        for (int i = 0; i < sendSidesToFree.size(); i++)
+        {
+            sendSidesToFree.get(i).abandonSendSide();
+        }
+        sendSidesToFree.clear();
     }
 
     /**
@@ -239,6 +292,28 @@ public final class TcpTransportDriver implements TransportDriver
     TcpLink newLink(final SocketChannel channel, final TlsSession tls) throws IOException
     {
         return new TcpLink(this, selector, channel, settings, tls);
+    }
+
+    /** @return where the driver's links and TLS sessions take their buffers from. */
+    BufferMemory bufferMemory()
+    {
+        return bufferMemory;
+    }
+
+    /**
+     * A link closed by the conductor while another thread sent on it: its send side is freed at the next duty
+     * cycle, by when that thread has released the link (the engine closes a link only after its sender released it).
+     */
+    void freeSendSideLater(final TcpLink link)
+    {
+        if (selector.isOpen() && !closing)
+        {
+            sendSidesToFree.add(link);
+        }
+        else
+        {
+            link.abandonSendSide();
+        }
     }
 
     /** @return true when links of this driver handshake TLS before they come up. */
@@ -275,7 +350,7 @@ public final class TcpTransportDriver implements TransportDriver
             parameters.setNeedClientAuth(tlsSettings.clientAuth() == TlsSettings.ClientAuth.REQUIRED);
         }
         engine.setSSLParameters(parameters);
-        return new TlsSession(engine, channel, peer);
+        return new TlsSession(engine, channel, peer, bufferMemory);
     }
 
     /**

@@ -12,6 +12,7 @@ import javax.net.ssl.SSLSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -24,6 +25,13 @@ import java.nio.channels.SocketChannel;
  *   link send buffer ──wrap──▶ netOut ──write──▶ socket ──read──▶ netIn ──unwrap──▶ appIn ──▶ link receive buffer
  * </pre>
  *
+ * <p>The three buffers are {@link GrowableBuffer}s held only while they have work: netIn from the first byte read
+ * (a few KiB, grown to the record being received), netOut from the first wrap (an {@code SSLEngine} wraps only into
+ * room for a whole record), appIn from the first application record. During the handshake a buffer that is
+ * drained while the session waits for its peer is freed, so a connection that sends nothing holds no direct memory,
+ * and one that stalls mid-handshake holds only the bytes it sent. Their floors are one record; growth past that
+ * (for batching) draws on the driver's budget.
+ *
  * <p>Threading follows {@link TcpLink}'s split: the handshake runs on the conductor before the link exists;
  * afterwards {@link #write}/{@link #flush()}/{@link #isFlushed()} belong to the sender (netOut) and
  * {@link #read} to the conductor (netIn, appIn). {@code SSLEngine} serialises its own wrap and unwrap, so the
@@ -32,24 +40,33 @@ import java.nio.channels.SocketChannel;
  */
 final class TlsSession
 {
+    /** A wrap source with nothing to encrypt, and the unwrap destination while no appIn is allocated. */
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /** First byte of a TLS handshake record (and of every ClientHello). */
     private static final byte HANDSHAKE_RECORD = 0x16;
     /** First byte of a TLS alert record. */
     private static final byte ALERT_RECORD = 0x15;
+    /** Type, version and length: the bytes before a record's body. */
+    private static final int RECORD_HEADER_LENGTH = 5;
+    /** Steps of one {@link #handshake()} call: each progresses or waits for the network. */
+    private static final int HANDSHAKE_STEPS = 64;
 
     private final SSLEngine engine;
     private final SocketChannel channel;
     private final String peer;
-    private final ByteBuffer netIn;
-    private final ByteBuffer appIn;
-    private final ByteBuffer netOut;
-    private final int applicationBufferSize;
+    private final GrowableBuffer netIn;
+    private final GrowableBuffer appIn;
+    private final GrowableBuffer netOut;
     private boolean handshakeBegun;
+    /** What the handshake waits for after {@link #handshake()} returned false: see {@link #handshakeInterest()}. */
+    private int handshakeInterest;
     private boolean firstBytesChecked;
+    private boolean bytesReceived;
     private boolean inboundClosed;
     private boolean socketEndOfStream;
     private boolean lastReadFilled;
+    /** The last socket read filled most of netIn: a busy peer, whose reads a bigger netIn would batch. */
+    private boolean netInBusy;
     /** Whole records may wait in netIn because appIn had no room for them. */
     private boolean unwrapBlocked;
     private String peerPrincipal;
@@ -58,18 +75,19 @@ final class TlsSession
      * @param engine  configured for client or server mode.
      * @param channel connected, non-blocking.
      * @param peer    the remote address, for messages.
+     * @param memory  the driver's direct memory, which the buffers come from and go back to.
      */
-    TlsSession(final SSLEngine engine, final SocketChannel channel, final String peer)
+    TlsSession(final SSLEngine engine, final SocketChannel channel, final String peer, final BufferMemory memory)
     {
         this.engine = engine;
         this.channel = channel;
         this.peer = peer;
         final SSLSession session = engine.getSession();
         final int packetSize = session.getPacketBufferSize();
-        applicationBufferSize = session.getApplicationBufferSize();
-        netIn = ByteBuffer.allocateDirect(packetSize * 2);
-        netOut = ByteBuffer.allocateDirect(packetSize * 4);
-        appIn = ByteBuffer.allocateDirect(applicationBufferSize * 2);
+        final int applicationSize = session.getApplicationBufferSize();
+        netIn = new GrowableBuffer(memory, packetSize, packetSize * 2);
+        netOut = new GrowableBuffer(memory, packetSize, packetSize * 4);
+        appIn = new GrowableBuffer(memory, applicationSize, applicationSize * 2);
     }
 
     // ------------------------------------------------------------------------------------- handshake
@@ -77,7 +95,8 @@ final class TlsSession
     /**
      * Advances the handshake as far as the network allows without blocking.
      *
-     * @return true once the handshake is complete and its last bytes are written.
+     * @return true once the handshake is complete and its last bytes are written; when false,
+     *         {@link #handshakeInterest()} says what to wait for.
      * @throws IOException naming the cause when the handshake failed or the peer closed the connection.
      */
     boolean handshake() throws IOException
@@ -91,9 +110,9 @@ final class TlsSession
             }
             if (!flush())
             {
-                return false;
+                return waitFor(SelectionKey.OP_WRITE);
             }
-            for (int i = 0; i < 64; i++) // bounded: each step either progresses or returns to wait for the network
+            for (int i = 0; i < HANDSHAKE_STEPS; i++) // each step either progresses or returns to wait for the network
             {
                 switch (engine.getHandshakeStatus())
                 {
@@ -103,7 +122,7 @@ final class TlsSession
 
                     case NEED_WRAP:
                     {
-                        final SSLEngineResult result = engine.wrap(EMPTY, netOut);
+                        final SSLEngineResult result = engine.wrap(EMPTY, outputRoom());
                         if (result.getStatus() == SSLEngineResult.Status.CLOSED)
                         {
                             flush();
@@ -111,7 +130,7 @@ final class TlsSession
                         }
                         if (!flush())
                         {
-                            return false;
+                            return waitFor(SelectionKey.OP_WRITE);
                         }
                         break;
                     }
@@ -124,7 +143,11 @@ final class TlsSession
                         {
                             throw handshakeFailure("the peer closed TLS during the handshake", null);
                         }
-                        if (result.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW)
+                        if (result.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW)
+                        {
+                            growApplicationInput();
+                        }
+                        else if (result.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW)
                         {
                             if (readSocket() <= 0)
                             {
@@ -133,7 +156,8 @@ final class TlsSession
                                     throw handshakeFailure("the peer closed the connection during the TLS handshake" +
                                         " (does it speak TLS? does it trust this side's certificate?)", null);
                                 }
-                                return false;
+                                releaseIdleBuffers();
+                                return waitFor(SelectionKey.OP_READ);
                             }
                             checkFirstBytes();
                         }
@@ -142,16 +166,44 @@ final class TlsSession
 
                     default: // FINISHED, NOT_HANDSHAKING
                         peerPrincipal = principalOf(engine.getSession());
-                        return flush();
+                        if (!flush())
+                        {
+                            return waitFor(SelectionKey.OP_WRITE);
+                        }
+                        releaseIdleBuffers();
+                        return true;
                 }
             }
-            return false;
+            return waitFor(0);
         }
         catch (final SSLException ex)
         {
             sendAlert();
             throw handshakeFailure(ex.getMessage(), ex);
         }
+        catch (final HandshakeFailure ex)
+        {
+            throw ex;
+        }
+        catch (final IOException ex)
+        {
+            throw handshakeFailure(ex.getMessage(), ex); // the socket failed (a reset): name the peer and the phase
+        }
+    }
+
+    /**
+     * @return after {@link #handshake()} returned false: {@link SelectionKey#OP_READ} when it waits for the peer's
+     *         bytes, {@link SelectionKey#OP_WRITE} when for room in the socket, 0 when it has more to do at once.
+     */
+    int handshakeInterest()
+    {
+        return handshakeInterest;
+    }
+
+    /** @return true once any byte came from the peer: a connection that sent none is silent. */
+    boolean hasReceivedBytes()
+    {
+        return bytesReceived;
     }
 
     /** @return the verified peer's certificate subject, null when it presented none. Valid after the handshake. */
@@ -182,7 +234,7 @@ final class TlsSession
             return total;
         }
         lastReadFilled = false;
-        if (!inboundClosed && !socketEndOfStream && netIn.hasRemaining())
+        if (!inboundClosed && !socketEndOfStream)
         {
             readSocket();
         }
@@ -200,7 +252,7 @@ final class TlsSession
             throw new IOException("TLS error on the connection with " + peer + ": " + ex.getMessage(), ex);
         }
         total += drainApplicationBytes(destination);
-        if (total == 0 && appIn.position() == 0 && (inboundClosed || socketEndOfStream))
+        if (total == 0 && held(appIn) == 0 && (inboundClosed || socketEndOfStream))
         {
             return -1;
         }
@@ -213,7 +265,16 @@ final class TlsSession
      */
     boolean hasBufferedInput()
     {
-        return appIn.position() > 0 || unwrapBlocked || lastReadFilled;
+        return held(appIn) > 0 || unwrapBlocked || lastReadFilled;
+    }
+
+    /**
+     * @return true when bytes read from the socket wait in this session, decrypted or not: after the handshake,
+     *         records that came with its last message (the selector will not report them again).
+     */
+    boolean hasPendingInput()
+    {
+        return held(netIn) > 0 || held(appIn) > 0;
     }
 
     /** @return true when the peer ended TLS with close_notify (rather than just closing the socket). */
@@ -241,7 +302,7 @@ final class TlsSession
         {
             while (source.hasRemaining() || engine.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_WRAP)
             {
-                final SSLEngineResult result = engine.wrap(source, netOut);
+                final SSLEngineResult result = engine.wrap(source, outputRoom());
                 consumed += result.bytesConsumed();
                 switch (result.getStatus())
                 {
@@ -251,6 +312,11 @@ final class TlsSession
                         if (!flush())
                         {
                             return consumed;
+                        }
+                        if (source.remaining() > netOut.capacity())
+                        {
+                            // The socket took a whole buffer and more waits: a bigger one batches records per write.
+                            netOut.grow(0, 2 * netOut.capacity(), 0, 0);
                         }
                         continue;
                     default:
@@ -281,26 +347,27 @@ final class TlsSession
      */
     boolean flush() throws IOException
     {
-        if (netOut.position() == 0)
+        final ByteBuffer out = netOut.byteBuffer();
+        if (null == out || out.position() == 0)
         {
             return true;
         }
-        netOut.flip();
+        out.flip();
         try
         {
-            channel.write(netOut);
+            channel.write(out);
         }
         finally
         {
-            netOut.compact();
+            out.compact();
         }
-        return netOut.position() == 0;
+        return out.position() == 0;
     }
 
     /** @return true when no encrypted bytes wait to be written. */
     boolean isFlushed()
     {
-        return netOut.position() == 0;
+        return held(netOut) == 0;
     }
 
     /** Conductor, once the sender released the link: sends close_notify if the socket takes it at once. */
@@ -309,8 +376,11 @@ final class TlsSession
         try
         {
             engine.closeOutbound();
-            engine.wrap(EMPTY, netOut);
-            flush();
+            if (held(netOut) == 0) // bytes still waiting would go before it: the socket is closed next anyway
+            {
+                engine.wrap(EMPTY, outputRoom());
+                flush();
+            }
         }
         catch (final IOException | RuntimeException ignore)
         {
@@ -318,43 +388,143 @@ final class TlsSession
         }
     }
 
+    // ------------------------------------------------------------------------------------ freeing
+
+    /** Conductor: frees netIn and appIn, which nothing reads once the link or handshake is closed. Idempotent. */
+    void freeReceiveSide()
+    {
+        netIn.free();
+        appIn.free();
+    }
+
+    /** Frees netOut, once the sender no longer writes. Idempotent. */
+    void freeSendSide()
+    {
+        netOut.free();
+    }
+
+    /** Leaves netOut to the GC: a sender might still be inside it. Idempotent. */
+    void abandonSendSide()
+    {
+        netOut.abandon();
+    }
+
+    /** Conductor, for a handshake that ends without a link: frees every buffer. Idempotent. */
+    void free()
+    {
+        freeReceiveSide();
+        freeSendSide();
+    }
+
     // ---------------------------------------------------------------------------------------- internals
 
+    private boolean waitFor(final int interest)
+    {
+        handshakeInterest = interest;
+        return false;
+    }
+
+    /** During the handshake, waiting for the peer: a drained buffer is not worth holding until it answers. */
+    private void releaseIdleBuffers()
+    {
+        if (held(netOut) == 0)
+        {
+            netOut.free();
+        }
+        if (held(netIn) == 0)
+        {
+            netIn.free();
+        }
+        if (held(appIn) == 0)
+        {
+            appIn.free();
+        }
+    }
+
+    /**
+     * @return netOut, allocated now if there is none, at its floor: room for a whole record, which
+     *         {@code SSLEngine.wrap} insists on when the buffer is empty.
+     */
+    private ByteBuffer outputRoom()
+    {
+        if (0 == netOut.capacity())
+        {
+            netOut.grow(netOut.floor(), 0, 0, 0);
+        }
+        return netOut.byteBuffer();
+    }
+
+    /**
+     * Reads from the socket into netIn, allocating or growing it when the record being received does not fit or
+     * the peer is busy.
+     *
+     * @return bytes read, 0 when there was no room or nothing to read, -1 at the socket's end.
+     */
     private int readSocket() throws IOException
     {
-        final int space = netIn.remaining();
-        final int read = channel.read(netIn);
+        final ByteBuffer in = makeRoomInNetIn();
+        if (null == in || !in.hasRemaining())
+        {
+            return 0;
+        }
+        final int space = in.remaining();
+        final int read = channel.read(in);
         if (read < 0)
         {
             socketEndOfStream = true;
         }
+        else if (read > 0)
+        {
+            bytesReceived = true;
+        }
         lastReadFilled = read > 0 && read == space;
+        netInBusy = lastReadFilled && space >= netIn.capacity() / 2;
         return read;
+    }
+
+    /**
+     * @return netIn with room when the first record in it is incomplete (it grows to hold that record) or a busy peer
+     *         earns a bigger one; otherwise as it is, perhaps full of whole records waiting to be unwrapped, or null.
+     */
+    private ByteBuffer makeRoomInNetIn()
+    {
+        final ByteBuffer in = netIn.byteBuffer();
+        final int held = held(netIn);
+        final int recordLength = held < RECORD_HEADER_LENGTH ? held + 1 :
+            RECORD_HEADER_LENGTH + (((in.get(3) & 0xFF) << 8) | (in.get(4) & 0xFF));
+        final int required = recordLength > held ? Math.min(netIn.max(), recordLength) : held;
+        final int wanted = netInBusy ? 2 * netIn.capacity() : 0;
+        if (required > netIn.capacity() || wanted > netIn.capacity())
+        {
+            netIn.grow(required, wanted, 0, held);
+        }
+        return netIn.byteBuffer();
     }
 
     private SSLEngineResult unwrap() throws SSLException
     {
-        netIn.flip();
+        final ByteBuffer in = netIn.byteBuffer();
+        final ByteBuffer app = null == appIn.byteBuffer() ? EMPTY : appIn.byteBuffer();
+        if (null == in)
+        {
+            return engine.unwrap(EMPTY, app);
+        }
+        in.flip();
         try
         {
-            return engine.unwrap(netIn, appIn);
+            return engine.unwrap(in, app);
         }
         finally
         {
-            netIn.compact();
+            in.compact();
         }
     }
 
     private void unwrapAvailable() throws SSLException
     {
         unwrapBlocked = false;
-        while (netIn.position() > 0 && !inboundClosed)
+        while (held(netIn) > 0 && !inboundClosed)
         {
-            if (appIn.remaining() < applicationBufferSize)
-            {
-                unwrapBlocked = true;
-                break;
-            }
             final SSLEngineResult result = unwrap();
             if (result.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_TASK)
             {
@@ -367,8 +537,12 @@ final class TlsSession
             }
             if (result.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW)
             {
-                unwrapBlocked = true;
-                break;
+                if (!growApplicationInput())
+                {
+                    unwrapBlocked = true;
+                    break;
+                }
+                continue;
             }
             if (result.getStatus() != SSLEngineResult.Status.OK ||
                 (result.bytesConsumed() == 0 && result.bytesProduced() == 0))
@@ -378,20 +552,54 @@ final class TlsSession
         }
     }
 
+    /**
+     * The engine had no room in appIn for the next record's plaintext. An empty appIn doubles from a few KiB until
+     * the record fits (a small record never needs a large buffer); one holding plaintext grows only to batch, when
+     * the budget allows, and otherwise waits for the link to take that plaintext.
+     *
+     * @return true when appIn grew, so the unwrap may be tried again.
+     * @throws SSLException when an empty appIn of a whole record's size is still too small.
+     */
+    private boolean growApplicationInput() throws SSLException
+    {
+        final ByteBuffer before = appIn.byteBuffer();
+        final int held = held(appIn);
+        final int capacity = appIn.capacity();
+        if (held > 0)
+        {
+            appIn.grow(held, 2 * capacity, 0, held);
+            return appIn.byteBuffer() != before;
+        }
+        // One record's plaintext: the floor, unless the session grew its buffer sizes for a peer's large records.
+        final int recordSize = Math.max(appIn.floor(), engine.getSession().getApplicationBufferSize());
+        if (capacity >= recordSize)
+        {
+            throw new SSLException("a record from " + peer + " does not fit " + capacity + " bytes of plaintext");
+        }
+        return appIn.grow(Math.min(recordSize, Math.max(GrowableBuffer.INITIAL_LENGTH, 2 * capacity)), 0, 0, 0);
+    }
+
     private int drainApplicationBytes(final ByteBuffer destination)
     {
-        if (appIn.position() == 0)
+        final ByteBuffer app = appIn.byteBuffer();
+        if (null == app || app.position() == 0)
         {
             return 0;
         }
-        appIn.flip();
-        final int count = Math.min(appIn.remaining(), destination.remaining());
-        final int limit = appIn.limit();
-        appIn.limit(appIn.position() + count);
-        destination.put(appIn);
-        appIn.limit(limit);
-        appIn.compact();
+        app.flip();
+        final int count = Math.min(app.remaining(), destination.remaining());
+        final int limit = app.limit();
+        app.limit(app.position() + count);
+        destination.put(app);
+        app.limit(limit);
+        app.compact();
         return count;
+    }
+
+    private static int held(final GrowableBuffer buffer)
+    {
+        final ByteBuffer bytes = buffer.byteBuffer();
+        return null == bytes ? 0 : bytes.position();
     }
 
     private void runDelegatedTasks()
@@ -410,12 +618,12 @@ final class TlsSession
      */
     private void checkFirstBytes() throws IOException
     {
-        if (firstBytesChecked || netIn.position() == 0)
+        if (firstBytesChecked || held(netIn) == 0)
         {
             return;
         }
         firstBytesChecked = true;
-        final byte first = netIn.get(0);
+        final byte first = netIn.byteBuffer().get(0);
         if (first == HANDSHAKE_RECORD || first == ALERT_RECORD)
         {
             return;
@@ -452,7 +660,7 @@ final class TlsSession
         {
             // After a failure the engine holds an alert for the peer (for example bad_certificate): send it.
             engine.closeOutbound();
-            engine.wrap(EMPTY, netOut);
+            engine.wrap(EMPTY, outputRoom());
             flush();
         }
         catch (final IOException | RuntimeException ignore)
@@ -463,7 +671,18 @@ final class TlsSession
 
     private IOException handshakeFailure(final String reason, final Throwable cause)
     {
-        return new IOException("TLS handshake with " + peer + " failed: " + reason, cause);
+        return new HandshakeFailure("TLS handshake with " + peer + " failed: " + reason, cause);
+    }
+
+    /** A failure that names the peer and the handshake already. */
+    private static final class HandshakeFailure extends IOException
+    {
+        private static final long serialVersionUID = 1L;
+
+        HandshakeFailure(final String message, final Throwable cause)
+        {
+            super(message, cause);
+        }
     }
 
     private static String principalOf(final SSLSession session)

@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
  * {@code .keyStorePassword}, {@code .keyStoreType}, {@code .trustStore}, {@code .trustStorePassword},
  * {@code .trustStoreType}, {@code .certificateChain}, {@code .privateKey}, {@code .trustedCertificates},
  * {@code .clientAuth} (NONE, REQUIRED), {@code .protocols} (comma-separated), {@code .handshakeTimeout}
- * (milliseconds) and {@code .verifyHostname}.
+ * (milliseconds), {@code .maxHandshakesPerAddress} and {@code .verifyHostname}.
  *
  * <p>Not thread-safe while being configured; {@link #newSslContext()} reads the files each time it is called.
  */
@@ -59,6 +59,18 @@ public final class TlsSettings
 
     private static final String PREFIX = "rivulet.tcp.tls.";
 
+    /** Property for {@link #handshakeTimeout(long, TimeUnit)}, in milliseconds. */
+    public static final String HANDSHAKE_TIMEOUT_PROPERTY = PREFIX + "handshakeTimeout";
+
+    /** Property for {@link #maxHandshakesPerAddress(int)}. */
+    public static final String MAX_HANDSHAKES_PER_ADDRESS_PROPERTY = PREFIX + "maxHandshakesPerAddress";
+
+    /** Default of {@link #handshakeTimeoutNs()}: 2 s. */
+    public static final long DEFAULT_HANDSHAKE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
+
+    /** Default of {@link #maxHandshakesPerAddress()}. */
+    public static final int DEFAULT_MAX_HANDSHAKES_PER_ADDRESS = 8;
+
     private Path keyStore;
     private char[] keyStorePassword = new char[0];
     private String keyStoreType = "PKCS12";
@@ -70,7 +82,8 @@ public final class TlsSettings
     private Path trustedCertificates;
     private ClientAuth clientAuth = ClientAuth.NONE;
     private List<String> protocols = List.of("TLSv1.3", "TLSv1.2");
-    private long handshakeTimeoutNs = TimeUnit.SECONDS.toNanos(10);
+    private long handshakeTimeoutNs = DEFAULT_HANDSHAKE_TIMEOUT_NS;
+    private int maxHandshakesPerAddress = DEFAULT_MAX_HANDSHAKES_PER_ADDRESS;
     private boolean verifyHostname = true;
 
     /**
@@ -129,7 +142,7 @@ public final class TlsSettings
         {
             settings.protocols(Arrays.stream(protocols.split(",")).map(String::trim).toArray(String[]::new));
         }
-        final String timeout = System.getProperty(PREFIX + "handshakeTimeout");
+        final String timeout = System.getProperty(HANDSHAKE_TIMEOUT_PROPERTY);
         if (timeout != null)
         {
             try
@@ -138,7 +151,20 @@ public final class TlsSettings
             }
             catch (final NumberFormatException ex)
             {
-                throw new ConfigurationException(PREFIX + "handshakeTimeout: '" + timeout + "' is not milliseconds");
+                throw new ConfigurationException(HANDSHAKE_TIMEOUT_PROPERTY + ": '" + timeout + "' is not milliseconds");
+            }
+        }
+        final String perAddress = System.getProperty(MAX_HANDSHAKES_PER_ADDRESS_PROPERTY);
+        if (perAddress != null)
+        {
+            try
+            {
+                settings.maxHandshakesPerAddress(Integer.parseInt(perAddress.trim()));
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new ConfigurationException(MAX_HANDSHAKES_PER_ADDRESS_PROPERTY + ": '" + perAddress +
+                    "' is not a number");
             }
         }
         final String verify = System.getProperty(PREFIX + "verifyHostname");
@@ -219,16 +245,50 @@ public final class TlsSettings
         return protocols;
     }
 
-    /** How long a server waits for an accepted connection to complete its handshake; default 10 s. */
+    /**
+     * How long a server waits for an accepted connection to complete its handshake ({@code
+     * rivulet.tcp.tls.handshakeTimeout}, default 2 s): a real client on loopback or a LAN needs milliseconds, and
+     * every connection waiting holds a handshake slot.
+     *
+     * @throws ConfigurationException naming the property when not positive.
+     */
     public TlsSettings handshakeTimeout(final long duration, final TimeUnit unit)
     {
-        this.handshakeTimeoutNs = unit.toNanos(duration);
+        final long timeoutNs = unit.toNanos(duration);
+        if (timeoutNs <= 0)
+        {
+            throw new ConfigurationException(HANDSHAKE_TIMEOUT_PROPERTY + " must be positive: " + duration + " " + unit);
+        }
+        this.handshakeTimeoutNs = timeoutNs;
         return this;
     }
 
     public long handshakeTimeoutNs()
     {
         return handshakeTimeoutNs;
+    }
+
+    /**
+     * How many connections from one remote address (the IP, not the port) a server keeps in their TLS handshake at
+     * once ({@code rivulet.tcp.tls.maxHandshakesPerAddress}, default 8); a further one is closed at once and reported.
+     * Stops one host from taking all of the listener's handshake slots; clients behind one NAT address share it.
+     *
+     * @throws ConfigurationException naming the property when below 1.
+     */
+    public TlsSettings maxHandshakesPerAddress(final int maxHandshakesPerAddress)
+    {
+        if (maxHandshakesPerAddress < 1)
+        {
+            throw new ConfigurationException(MAX_HANDSHAKES_PER_ADDRESS_PROPERTY + " must be at least 1: " +
+                maxHandshakesPerAddress);
+        }
+        this.maxHandshakesPerAddress = maxHandshakesPerAddress;
+        return this;
+    }
+
+    public int maxHandshakesPerAddress()
+    {
+        return maxHandshakesPerAddress;
     }
 
     /**
@@ -263,10 +323,6 @@ public final class TlsSettings
         if (protocols.isEmpty())
         {
             throw new ConfigurationException("TLS protocols must not be empty");
-        }
-        if (handshakeTimeoutNs <= 0)
-        {
-            throw new ConfigurationException("TLS handshakeTimeout must be positive");
         }
         if (keyStore != null && certificateChain != null)
         {

@@ -2,6 +2,7 @@ package io.rivulet.transport.tcp;
 
 import io.rivulet.ConfigurationException;
 import io.rivulet.Rivulet;
+import io.rivulet.RivuletException;
 import io.rivulet.ThreadingMode;
 import io.rivulet.tck.ScaledTimeout;
 import org.junit.jupiter.api.Test;
@@ -126,6 +127,52 @@ class ConfigurationTest
         finally
         {
             node.close();
+        }
+    }
+
+    static Stream<Arguments> badTcpProperties()
+    {
+        return Stream.of(
+            Arguments.of("rivulet.tcp.maxBufferMemory", "-1", "rivulet.tcp.maxBufferMemory: '-1' is not"),
+            Arguments.of("rivulet.tcp.maxBufferMemory", "lots", "rivulet.tcp.maxBufferMemory: 'lots' is not"),
+            Arguments.of("rivulet.tcp.tls.trustStore", "/nowhere/trust.p12", "/nowhere/trust.p12"));
+    }
+
+    /** The transport's own properties: read by the ServiceLoader's {@code tcp} transport, checked when it opens. */
+    @ParameterizedTest(name = "-D{0}={1}")
+    @MethodSource("badTcpProperties")
+    @ScaledTimeout(30)
+    void shouldFailLaunchNamingTheBadTcpProperty(final String property, final String value, final String named)
+    {
+        System.setProperty(property, value);
+        try
+        {
+            assertThatThrownBy(() -> launchAndClose(new Rivulet.Context().threadingMode(ThreadingMode.SHARED)))
+                .isInstanceOf(RivuletException.class)
+                .hasMessageContaining(named);
+        }
+        finally
+        {
+            System.clearProperty(property);
+        }
+    }
+
+    @Test
+    void shouldReadTheTcpBufferBudgetFromItsProperty()
+    {
+        assertThat(TcpTransport.plain().maxBufferMemory()).isEqualTo(64L * 1024 * 1024);
+        System.setProperty(TcpTransport.MAX_BUFFER_MEMORY_PROPERTY, "32m");
+        try
+        {
+            assertThat(new TcpTransport().maxBufferMemory()).isEqualTo(32L * 1024 * 1024);
+            assertThat(TcpTransport.plain().maxBufferMemory(0).maxBufferMemory()).isZero();
+            assertThatThrownBy(() -> TcpTransport.plain().maxBufferMemory(-5))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessage("rivulet.tcp.maxBufferMemory must not be negative: -5");
+        }
+        finally
+        {
+            System.clearProperty(TcpTransport.MAX_BUFFER_MEMORY_PROPERTY);
         }
     }
 

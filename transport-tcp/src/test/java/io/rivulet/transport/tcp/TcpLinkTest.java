@@ -358,6 +358,87 @@ class TcpLinkTest
         assertThatThrownBy(client::flush).isInstanceOf(IOException.class);
     }
 
+    @Test
+    void shouldLetAFrameHandlerCloseItsLinkAndFreeTheBufferWhenPollReturns() throws IOException
+    {
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        for (int i = 0; i < 3; i++)
+        {
+            assertThat(pair.clientLink().offer(new UnsafeBuffer(frame(100, i)), 0, 100)).isTrue();
+        }
+        pair.clientLink().flush();
+        final TcpLink server = pair.serverLink();
+        final List<byte[]> seen = new ArrayList<>();
+        final long[] heldDuringHandler = {-1};
+        final int[] delivered = {0};
+        await("a frame", () ->
+        {
+            delivered[0] += server.poll((buffer, offset, length) ->
+            {
+                server.close(); // from inside poll, as a protocol error found in a frame would
+                heldDuringHandler[0] = serverDriver.allocatedBufferBytes();
+                final byte[] copy = new byte[length];
+                buffer.getBytes(offset, copy); // the frame's bytes stay readable for the rest of the call
+                seen.add(copy);
+            }, 16);
+            return delivered[0] > 0;
+        }, serverDriver);
+
+        assertThat(delivered[0]).as("no frame after the close").isEqualTo(1);
+        assertThat(seen).containsExactly(frame(100, 0));
+        assertThat(heldDuringHandler[0]).as("the receive buffer, not yet freed inside the handler").isPositive();
+        assertThat(serverDriver.allocatedBufferBytes()).as("freed when poll returned").isZero();
+        assertThat(server.poll((buffer, offset, length) -> seen.add(null), 16)).isZero();
+    }
+
+    @Test
+    void shouldFreeTheSendSideOfALinkClosedByAnotherThreadAtTheNextDutyCycle() throws Exception
+    {
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        final TcpLink client = pair.clientLink();
+        final Thread sender = new Thread(() ->
+        {
+            client.offer(new UnsafeBuffer(frame(100, 1)), 0, 100);
+            try
+            {
+                client.flush();
+            }
+            catch (final IOException ex)
+            {
+                throw new java.io.UncheckedIOException(ex);
+            }
+        }, "sender");
+        sender.start();
+        sender.join(TIMEOUT_NS / 1_000_000);
+        assertThat(sender.isAlive()).isFalse();
+        final long sendBuffer = client.sendCapacity();
+        assertThat(clientDriver.allocatedBufferBytes()).isEqualTo(sendBuffer);
+
+        // The conductor (this thread) closes the link the sender used: its send side waits for a duty cycle.
+        client.close();
+        assertThat(clientDriver.allocatedBufferBytes()).as("left for the next duty cycle").isEqualTo(sendBuffer);
+        clientDriver.doWork(System.nanoTime());
+        assertThat(clientDriver.allocatedBufferBytes()).isZero();
+    }
+
+    @Test
+    void shouldLeaveToTheGcASendSideThatAClosingDriverCannotFreeSafely() throws Exception
+    {
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        final TcpLink client = pair.clientLink();
+        final Thread sender = new Thread(() -> client.offer(new UnsafeBuffer(frame(100, 1)), 0, 100), "sender");
+        sender.start();
+        sender.join(TIMEOUT_NS / 1_000_000);
+        client.flush(); // this thread flushes as well: the link's sender is the thread that offered first
+
+        // A node closing without stopping its sender first: the driver closes the link, the sender may still run.
+        clientDriver.close();
+        assertThat(client.isClosed()).isTrue();
+        assertThat(clientDriver.allocatedBufferBytes()).as("no longer the driver's, left to the GC").isZero();
+        assertThat(client.offer(new UnsafeBuffer(frame(100, 2)), 0, 100)).as("discarded, buffer untouched").isTrue();
+        assertThatThrownBy(client::flush).isInstanceOf(IOException.class).hasMessageContaining("closed");
+    }
+
     private TcpLink acceptRawSocket(final TcpLinkListener listener) throws IOException
     {
         final String address = listener.localAddress();

@@ -2,6 +2,7 @@ package io.rivulet.transport.tcp;
 
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.ReliableLink;
+import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportSettings;
 import io.rivulet.tck.Await;
 import io.rivulet.tck.TestTime;
@@ -9,6 +10,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -144,6 +147,50 @@ final class TcpTestSupport
     /** A listener and the two ends of one connection it accepted. */
     record LinkPair(TcpLinkListener listener, TcpLink serverLink, TcpLink clientLink)
     {
+    }
+
+    /** The "direct" buffer pool's bytes in use: what {@code ByteBuffer.allocateDirect} holds, freed or not yet. */
+    static long directMemoryUsed()
+    {
+        for (final BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class))
+        {
+            if ("direct".equals(pool.getName()))
+            {
+                return pool.getMemoryUsed();
+            }
+        }
+        throw new IllegalStateException("no direct buffer pool");
+    }
+
+    /** A TCP transport that keeps the driver a node opens, so that tests can read what its links hold. */
+    static final class CapturingTransport implements Transport
+    {
+        private final TcpTransport transport;
+        private volatile TcpTransportDriver driver;
+
+        CapturingTransport(final TcpTransport transport)
+        {
+            this.transport = transport;
+        }
+
+        @Override
+        public String name()
+        {
+            return transport.name();
+        }
+
+        @Override
+        public TcpTransportDriver open(final TransportSettings settings) throws IOException
+        {
+            driver = transport.open(settings);
+            return driver;
+        }
+
+        /** @return the driver opened last. */
+        TcpTransportDriver driver()
+        {
+            return driver;
+        }
     }
 
     /** Copies every frame it is handed, for assertions. */

@@ -1,5 +1,6 @@
 package io.rivulet.transport.tcp;
 
+import io.rivulet.ConfigurationException;
 import io.rivulet.Connection;
 import io.rivulet.Message;
 import io.rivulet.RejectedException;
@@ -264,6 +265,41 @@ class TlsTest
     }
 
     @Test
+    void shouldReadHandshakeLimitsFromPropertiesAndNameBadValues()
+    {
+        final TlsSettings defaults = new TlsSettings();
+        assertThat(defaults.handshakeTimeoutNs()).isEqualTo(TimeUnit.SECONDS.toNanos(2));
+        assertThat(defaults.maxHandshakesPerAddress()).isEqualTo(8);
+
+        final String[] keys = {"rivulet.tcp.tls.trustStore", "rivulet.tcp.tls.handshakeTimeout",
+            "rivulet.tcp.tls.maxHandshakesPerAddress"};
+        try
+        {
+            System.setProperty(keys[0], certificates.trustStore.toString());
+            System.setProperty(keys[1], "750");
+            System.setProperty(keys[2], "3");
+            final TlsSettings settings = TlsSettings.fromProperties();
+            assertThat(settings.handshakeTimeoutNs()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(750));
+            assertThat(settings.maxHandshakesPerAddress()).isEqualTo(3);
+
+            System.setProperty(keys[2], "0");
+            assertThatThrownBy(TlsSettings::fromProperties).isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rivulet.tcp.tls.maxHandshakesPerAddress must be at least 1: 0");
+            System.setProperty(keys[2], "many");
+            assertThatThrownBy(TlsSettings::fromProperties).isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rivulet.tcp.tls.maxHandshakesPerAddress: 'many' is not a number");
+            System.setProperty(keys[2], "3");
+            System.setProperty(keys[1], "0");
+            assertThatThrownBy(TlsSettings::fromProperties).isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rivulet.tcp.tls.handshakeTimeout must be positive");
+        }
+        finally
+        {
+            Arrays.stream(keys).forEach(System::clearProperty);
+        }
+    }
+
+    @Test
     void shouldNameTheFileWhenKeyStoreCannotBeLoaded()
     {
         final TlsSettings settings = new TlsSettings().keyStore(certificates.serverKeyStore, "wrong password");
@@ -274,8 +310,10 @@ class TlsTest
 
     private TlsSettings serverTls()
     {
+        // Longer than the 2 s default: a first handshake in a cold JVM on a loaded machine must not time out here.
         return new TlsSettings().keyStore(certificates.serverKeyStore, TestCertificates.PASSWORD)
-            .trustStore(certificates.trustStore, TestCertificates.PASSWORD);
+            .trustStore(certificates.trustStore, TestCertificates.PASSWORD)
+            .handshakeTimeout(TestTime.millis(10_000), TimeUnit.MILLISECONDS);
     }
 
     private TlsSettings clientTls()

@@ -24,6 +24,9 @@ public final class NodeCounters implements AutoCloseable
     private final ConcurrentHashMap<String, AtomicCounter> errorsByType = new ConcurrentHashMap<>();
     private final AtomicLong nextConnectionId = new AtomicLong(1);
     private volatile boolean warnedFull;
+    /** Room for the counters of 1,024 connections the node file cannot hold (8 each). */
+    private static final int OVERFLOW_COUNTERS = 8 * 1024;
+    private NodeFileWriter overflow;
 
     /** Frames written to links (sender). */
     public final AtomicCounter framesSent;
@@ -145,9 +148,14 @@ public final class NodeCounters implements AutoCloseable
             }
             catch (final IllegalStateException full)
             {
-                if (attempt > 0)
+                if (attempt > 1)
                 {
                     throw full;
+                }
+                if (attempt == 1)
+                {
+                    region = NodeFileWriter.onHeap("overflow", 64, 4096); // the shared region is full as well
+                    continue;
                 }
                 // The node file is full (rivulet.maxCounters): the connection still works and still adds to the
                 // node totals; its own counters go to a private region that tools do not see.
@@ -158,8 +166,24 @@ public final class NodeCounters implements AutoCloseable
                         "later ones are not counted individually", nodeFile.nodeName(), reader().maxCounterId() + 1,
                         connectionId, remoteAddress);
                 }
-                region = NodeFileWriter.inMemory("overflow", 64, 4096);
+                region = overflow();
             }
+        }
+    }
+
+    /**
+     * One private region for every connection the node file has no room for, made once: connections come and go
+     * by the thousand under churn, and a region each (48 KiB of direct memory) would wait for GC to be freed.
+     */
+    private NodeFileWriter overflow()
+    {
+        synchronized (this)
+        {
+            if (overflow == null)
+            {
+                overflow = NodeFileWriter.inMemory("overflow", OVERFLOW_COUNTERS, 4096);
+            }
+            return overflow;
         }
     }
 

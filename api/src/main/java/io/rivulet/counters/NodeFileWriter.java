@@ -143,6 +143,19 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
         return new NodeFileWriter(null, false, buffer, nodeName, maxCounters, errorLogLength);
     }
 
+    /**
+     * The same layout on the heap, for a region that lives as long as one connection: GC frees it with the
+     * connection, with no direct memory waiting for a collection the heap may never need.
+     *
+     * @return the writer; {@link #file()} is null.
+     */
+    public static NodeFileWriter onHeap(final String nodeName, final int maxCounters, final int errorLogLength)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(Math.toIntExact(NodeFileLayout.fileLength(maxCounters,
+            errorLogLength)));
+        return new NodeFileWriter(null, false, buffer, nodeName, maxCounters, errorLogLength);
+    }
+
     @Override
     public AtomicCounter newCounter(final int typeId, final long ownerId, final String tag, final String label)
     {

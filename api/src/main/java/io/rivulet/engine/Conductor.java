@@ -11,6 +11,7 @@ import io.rivulet.protocol.MemoryBudget;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.protocol.RingPool;
 import io.rivulet.security.Authenticator;
 import io.rivulet.spi.LinkConnector;
 import io.rivulet.spi.LinkListener;
@@ -66,6 +67,9 @@ public final class Conductor implements Agent, Executor
     private final ArrayList<ProtocolConnection> releasing = new ArrayList<>();
     /** What all connections hold for their peers, bounded per connection and for the node. */
     private final MemoryBudget memory;
+    /** Spare outbound rings, reused by the connections that come and go. */
+    private final RingPool rings;
+    private static final int SPARE_RINGS = 64;
     private long nowNs;
     private long lastHeartbeatNs;
     private volatile boolean shutdownRequested;
@@ -136,6 +140,7 @@ public final class Conductor implements Agent, Executor
         this.lastHeartbeatNs = nowNs;
         this.timers = new ConductorTimers();
         this.memory = new MemoryBudget(settings.maxNodeMemory(), settings.maxConnectionMemory());
+        this.rings = new RingPool(outboundRingLength, SPARE_RINGS);
     }
 
     @Override
@@ -562,7 +567,7 @@ public final class Conductor implements Agent, Executor
         final ConnectionCounters connectionCounters = counters.connectionCounters(connectionId, link.remoteAddress());
         // A server's connection gets its full ring only once SETUP is accepted: before, it is anyone's.
         final Outbound outbound = new Outbound(client ? outboundRingLength : Outbound.PRE_SETUP_RING_LENGTH,
-            outboundRingLength, settings.maxFrameLength(), connectionCounters.backPressure(), memory);
+            outboundRingLength, settings.maxFrameLength(), connectionCounters.backPressure(), memory, rings);
         final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings, connectionCounters,
             client, responder, client ? null : authenticator, extensions, memory, this, errorHandler, now);
         LOG.debug("connection {} opened {} {} ({} -> {})", connectionId, client ? "to" : "from", link.remoteAddress(),

@@ -3,7 +3,6 @@ package io.rivulet.protocol;
 import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
-import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
@@ -25,8 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Memory: a server's connection starts with a small ring, enough for the control frames it may send before
  * SETUP (an ERROR, a KEEPALIVE), and gets the full ring only once SETUP is accepted ({@link #expand()}), so a crowd
  * of sockets that never send SETUP costs little. The rings are direct memory and are freed explicitly when the
- * connection is done ({@link #free()}), not left to GC: a writer announces itself around each claim and commit, so
- * the ring is freed only when no writer is inside it, and a writer that comes later finds it gone.
+ * connection is done ({@link #free()}), not left to GC, back to the node's {@link RingPool}: a writer announces
+ * itself around each claim and commit, so the ring is given back only when no writer is inside it, and a writer
+ * that comes later finds it gone.
  *
  * <p>Thread-safe for writers; {@link #flushParked()}, {@link #expand()} and {@link #free()} belong to the
  * conductor, reading to the sender.
@@ -45,6 +45,7 @@ public final class Outbound
     private final ManyToOneConcurrentLinkedQueue<StreamWriter> parkedWriters = new ManyToOneConcurrentLinkedQueue<>();
     private final AtomicCounter backPressureEvents;
     private final MemoryBudget budget;
+    private final RingPool pool;
     private volatile boolean closed;
     /** Message bytes parked by stream writers waiting for ring space (bounded for fire-and-forget). */
     private final AtomicLong parkedBytes = new AtomicLong();
@@ -63,7 +64,7 @@ public final class Outbound
      */
     public Outbound(final int ringLength, final int maxFrameLength, final AtomicCounter backPressureEvents)
     {
-        this(ringLength, ringLength, maxFrameLength, backPressureEvents, MemoryBudget.unlimited());
+        this(ringLength, ringLength, maxFrameLength, backPressureEvents, MemoryBudget.unlimited(), RingPool.none());
     }
 
     /**
@@ -73,13 +74,15 @@ public final class Outbound
      * @param maxFrameLength     longest frame.
      * @param backPressureEvents counts writes that found the ring full.
      * @param budget             the node's memory budget, which parked bytes count against.
+     * @param pool               the node's spare rings, which this one is taken from and given back to.
      */
     public Outbound(
         final int initialRingLength,
         final int ringLength,
         final int maxFrameLength,
         final AtomicCounter backPressureEvents,
-        final MemoryBudget budget)
+        final MemoryBudget budget,
+        final RingPool pool)
     {
         if (ringLength / 8 < maxFrameLength)
         {
@@ -87,16 +90,16 @@ public final class Outbound
                 " bytes cannot hold frames of " + maxFrameLength + " bytes (needs 8x)");
         }
         this.ringLength = ringLength;
+        this.pool = pool;
         this.ring = newRing(Math.min(initialRingLength, ringLength));
         this.maxFrameLength = maxFrameLength;
         this.backPressureEvents = backPressureEvents;
         this.budget = budget;
     }
 
-    private static ManyToOneRingBuffer newRing(final int length)
+    private ManyToOneRingBuffer newRing(final int length)
     {
-        return new ManyToOneRingBuffer(new UnsafeBuffer(
-            ByteBuffer.allocateDirect(length + RingBufferDescriptor.TRAILER_LENGTH)));
+        return new ManyToOneRingBuffer(new UnsafeBuffer(pool.take(length + RingBufferDescriptor.TRAILER_LENGTH)));
     }
 
     /** @return the ring the sender agent drains. */
@@ -171,14 +174,15 @@ public final class Outbound
             return false;
         }
         final ManyToOneRingBuffer current = ring;
-        if (current.buffer().capacity() > 0)
+        final ByteBuffer memory = current.buffer().byteBuffer();
+        if (memory != null)
         {
-            BufferUtil.free(current.buffer().byteBuffer());
-            current.buffer().wrap(EMPTY, 0, 0);
+            current.buffer().wrap(EMPTY, 0, 0); // nothing reaches the memory through this ring any more
+            pool.give(memory);
         }
         for (int i = 0; i < retired.size(); i++)
         {
-            BufferUtil.free(retired.get(i).buffer().byteBuffer());
+            pool.give(retired.get(i).buffer().byteBuffer());
         }
         retired.clear();
         return true;

@@ -24,7 +24,7 @@ class OutboundTest
     void shouldStartSmallBeforeSetupAndTakeTheFullRingOnlyWhenEmpty()
     {
         final Outbound outbound = new Outbound(Outbound.PRE_SETUP_RING_LENGTH, RING, FRAME,
-            counters.backPressureEvents, MemoryBudget.unlimited());
+            counters.backPressureEvents, MemoryBudget.unlimited(), RingPool.none());
 
         assertThat(outbound.ring().capacity()).isEqualTo(Outbound.PRE_SETUP_RING_LENGTH);
         assertThat(outbound.claim(4 * 1024)).as("a frame the small ring cannot take is refused, not thrown")
@@ -105,7 +105,7 @@ class OutboundTest
     void shouldCountParkedBytesAgainstTheNodesBudget()
     {
         final MemoryBudget budget = new MemoryBudget(1000, 1000);
-        final Outbound outbound = new Outbound(RING, RING, FRAME, counters.backPressureEvents, budget);
+        final Outbound outbound = new Outbound(RING, RING, FRAME, counters.backPressureEvents, budget, RingPool.none());
 
         outbound.addParkedBytes(600);
         assertThat(budget.used()).isEqualTo(600);
@@ -113,6 +113,35 @@ class OutboundTest
         assertThat(outbound.wouldExceedNodeMemory(401)).isTrue();
         outbound.addParkedBytes(-600);
         assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void shouldGiveFreedRingsToThePoolAndReuseThemZeroedUpToItsBound()
+    {
+        final RingPool pool = new RingPool(RING, 1);
+        final Outbound first = new Outbound(RING, RING, FRAME, counters.backPressureEvents, MemoryBudget.unlimited(),
+            pool);
+        final Outbound second = new Outbound(RING, RING, FRAME, counters.backPressureEvents, MemoryBudget.unlimited(),
+            pool);
+        final java.nio.ByteBuffer memory = first.ring().buffer().byteBuffer();
+        final int index = first.claim(64);
+        first.ring().buffer().putLong(index, -1L);
+        first.commit(index);
+
+        assertThat(first.free()).isTrue();
+        assertThat(second.free()).isTrue();
+        assertThat(pool.idle()).as("one spare kept, the other freed").isEqualTo(1);
+
+        final Outbound reused = new Outbound(RING, RING, FRAME, counters.backPressureEvents, MemoryBudget.unlimited(),
+            pool);
+        assertThat(reused.ring().buffer().byteBuffer()).isSameAs(memory);
+        assertThat(reused.ring().size()).as("a reused ring starts empty").isZero();
+        assertThat(reused.ring().buffer().getLong(index)).as("and zeroed").isZero();
+        final int again = reused.claim(64);
+        assertThat(again).isPositive();
+        reused.commit(again);
+        assertThat(reused.ring().read((type, buffer, offset, length) -> { })).isEqualTo(1);
+        assertThat(pool.idle()).isZero();
     }
 
     private static void awaitQuietly(final CountDownLatch latch)

@@ -109,6 +109,10 @@ public final class Rivulet implements AutoCloseable
         catch (final IOException | RuntimeException ex)
         {
             counters.close();
+            if (ex instanceof ConfigurationException bad)
+            {
+                throw bad; // a transport's own setting, named by it: the user's mistake, not the transport's
+            }
             throw new RivuletException("cannot open the " + context.transport().name() + " transport: " +
                 ex.getMessage(), ex);
         }
@@ -502,9 +506,11 @@ public final class Rivulet implements AutoCloseable
         {
             invoker.close();
         }
-        for (final AgentRunner runner : runners)
+        // The sender's thread first (DEDICATED): the conductor's onClose closes links and the transport, which must
+        // not happen under a send.
+        for (int i = runners.length - 1; i >= 0; i--)
         {
-            runner.close();
+            runners[i].close();
         }
         counters.close();
     }

@@ -172,8 +172,8 @@ public final class NodeCounters implements AutoCloseable
     }
 
     /**
-     * One private region for every connection the node file has no room for, made once: connections come and go
-     * by the thousand under churn, and a region each (48 KiB of direct memory) would wait for GC to be freed.
+     * One private region for every connection the node file has no room for, made once, on the heap: connections
+     * come and go by the thousand under churn, and a region each (48 KiB of direct memory) waited for GC to be freed.
      */
     private NodeFileWriter overflow()
     {
@@ -181,7 +181,7 @@ public final class NodeCounters implements AutoCloseable
         {
             if (overflow == null)
             {
-                overflow = NodeFileWriter.inMemory("overflow", OVERFLOW_COUNTERS, 4096);
+                overflow = NodeFileWriter.onHeap("overflow", OVERFLOW_COUNTERS, 4096);
             }
             return overflow;
         }

@@ -140,7 +140,7 @@ public final class Conductor implements Agent, Executor
         this.lastHeartbeatNs = nowNs;
         this.timers = new ConductorTimers();
         this.memory = new MemoryBudget(settings.maxNodeMemory(), settings.maxConnectionMemory());
-        this.rings = new RingPool(outboundRingLength, SPARE_RINGS);
+        this.rings = new RingPool(outboundRingLength, SPARE_RINGS, clock);
     }
 
     @Override
@@ -164,6 +164,7 @@ public final class Conductor implements Agent, Executor
         {
             lastHeartbeatNs = now;
             counters.heartbeat(System.currentTimeMillis());
+            rings.trim(now);
             log.flush(); // the held-back count of a burst that has ended
         }
         int work = runCommands();

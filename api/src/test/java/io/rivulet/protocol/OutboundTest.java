@@ -118,7 +118,8 @@ class OutboundTest
     @Test
     void shouldGiveFreedRingsToThePoolAndReuseThemZeroedUpToItsBound()
     {
-        final RingPool pool = new RingPool(RING, 1);
+        final long[] nowNs = {0};
+        final RingPool pool = new RingPool(RING, 1, () -> nowNs[0]);
         final Outbound first = new Outbound(RING, RING, FRAME, counters.backPressureEvents, MemoryBudget.unlimited(),
             pool);
         final Outbound second = new Outbound(RING, RING, FRAME, counters.backPressureEvents, MemoryBudget.unlimited(),
@@ -141,6 +142,16 @@ class OutboundTest
         assertThat(again).isPositive();
         reused.commit(again);
         assertThat(reused.ring().read((type, buffer, offset, length) -> { })).isEqualTo(1);
+        assertThat(pool.idle()).isZero();
+
+        // A node that stopped churning frees its spares after a second.
+        assertThat(reused.free()).isTrue();
+        assertThat(pool.idle()).isEqualTo(1);
+        nowNs[0] += TimeUnit.MILLISECONDS.toNanos(900);
+        pool.trim(nowNs[0]);
+        assertThat(pool.idle()).as("taken less than a second ago").isEqualTo(1);
+        nowNs[0] += TimeUnit.MILLISECONDS.toNanos(200);
+        pool.trim(nowNs[0]);
         assertThat(pool.idle()).isZero();
     }
 

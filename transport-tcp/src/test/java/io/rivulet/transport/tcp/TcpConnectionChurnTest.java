@@ -49,7 +49,12 @@ class TcpConnectionChurnTest
     private static final int WARM_UP_CYCLES = 1_000;
     /** Connections the server may lag behind the client by before the client waits. */
     private static final int MAX_OPEN = 200;
-    private static final long MAX_RSS_GROWTH = 64L * 1024 * 1024;
+    /**
+     * The stated bound on the process's growth over the cycles: the direct pool stays exactly where it was, and what
+     * RSS still gains is the JVM warming up (JIT code, metaspace) and the C allocator's arenas, +16 to +72 MB over
+     * runs on a 2-core machine. At 68a773a 5,000 cycles grew it by 4.2 GB.
+     */
+    private static final long MAX_RSS_GROWTH = 128L * 1024 * 1024;
     private static final long MAX_DIRECT_GROWTH = 16L * 1024 * 1024;
     /** Nothing but the test's own socket I/O allocates directly beside the transport. */
     private static final long DRIVER_MAX_DIRECT_GROWTH = 1024 * 1024;

@@ -15,8 +15,10 @@ public enum SlowConsumerPolicy
 
     /**
      * A subscriber that falls a whole log behind is cut off: its {@code Flux} ends with a
-     * {@link SlowConsumerException} naming the last sequence it was sent. It may subscribe again (a new
-     * snapshot, then the live stream). The publisher and the other subscribers are not held back.
+     * {@link SlowConsumerException} naming the last sequence it was sent, at once and whatever it requested
+     * (the items its demand covers first; those it had not requested are discarded and counted). It may
+     * subscribe again (a new snapshot, then the live stream). The publisher and the other subscribers are not
+     * held back.
      */
     DROP_SLOW,
 

@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Credits.</b> An attachment keeps its outstanding credits plus the undelivered items of the fullest
  * subscription it feeds within {@code window}: a subscriber's request(n) bounds what it is handed, at most a
  * window per topic waits for it, and one that stops requesting stops its topics' flow (BLOCK holds the
- * publisher; DROP_SLOW cuts the subscriber off; CONFLATE skips it ahead). TOPIC_DATA, TOPIC_GAP and catch-up
+ * publisher; DROP_SLOW cuts the subscriber off, and the cut-off reaches it without demand; CONFLATE skips it
+ * ahead). TOPIC_DATA, TOPIC_GAP and catch-up
  * TOPIC_SNAPSHOT frames use a credit each; a frame beyond the credits is a protocol violation.
  *
  * <p><b>The seam.</b> A subscription joining at snapshot sequence S is handed the snapshot, then only
@@ -555,13 +556,23 @@ final class TopicSubscriberSide
             attachment.members.clear();
             return true;
         }
-        final RivuletException error;
         if (reason == DetachReason.CUT_OFF.value())
         {
-            error = new SlowConsumerException(attachment.topic, attachment.sessionId, last,
-                "cut off from " + attachment.topic + " (DROP_SLOW): " + text);
+            // At once, whatever each subscriber requested: one that is cut off is one that stopped requesting.
+            final ArrayList<TopicAttachment.Member> members = new ArrayList<>(attachment.members);
+            attachment.members.clear();
+            attachment.snapshotMember = null;
+            for (int i = 0; i < members.size(); i++)
+            {
+                final TopicSubscription subscription = members.get(i).subscription;
+                leave(subscription);
+                subscription.cutOff(attachment.topic, attachment.sessionId, last,
+                    "cut off from " + attachment.topic + " (DROP_SLOW): " + text);
+            }
+            return true;
         }
-        else if (reason == DetachReason.REJECTED.value())
+        final RivuletException error;
+        if (reason == DetachReason.REJECTED.value())
         {
             error = new RejectedException("subscription to " + attachment.topic + " rejected: " + text);
         }

@@ -13,7 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One {@code Connection.subscribe(pattern)}: the publisher of its {@link TopicMessage}s to one subscriber.
- * Items wait in a queue until the subscriber's demand takes them, and a terminal error waits behind them.
+ * Items wait in a queue until the subscriber's demand takes them, and a terminal error waits behind them, except
+ * a DROP_SLOW cut-off ({@link #cutOff}), which is delivered at once: the subscriber it ends is, by definition, one
+ * that is not requesting, so waiting for its demand would never end it.
  * The queue is bounded because the endpoint grants a topic credits only for room within a window (so a
  * subscriber that does not request holds its topics' publishers back, or gets the topics' slow-consumer
  * treatment); a joining topic's snapshot comes on top, bounded by the publisher's key limit.
@@ -42,6 +44,8 @@ final class TopicSubscription implements Publisher<TopicMessage>, Subscription
     final ArrayList<TopicAttachment> attachments = new ArrayList<>();
     private final ArrayDeque<TopicMessage> queue = new ArrayDeque<>();
     private Throwable error;
+    /** The error goes out without waiting for the queue to drain: what demand does not cover is discarded. */
+    private boolean errorNow;
     private boolean terminated;
 
     TopicSubscription(final TopicEndpoint endpoint, final TopicPattern pattern)
@@ -146,6 +150,30 @@ final class TopicSubscription implements Publisher<TopicMessage>, Subscription
     }
 
     /**
+     * Conductor: a DROP_SLOW cut-off, delivered now whatever the subscriber requested (Reactive Streams lets
+     * {@code onError} go without demand). The items its demand covers go first; the rest are discarded and
+     * counted in the exception, so the subscriber knows everything after what it was handed is lost.
+     *
+     * @param topic        the topic that cut it off.
+     * @param sessionId    that topic's session.
+     * @param lastSequence the last sequence the publisher sent before the cut.
+     * @param reason       the publisher's reason.
+     */
+    void cutOff(final String topic, final int sessionId, final long lastSequence, final String reason)
+    {
+        if (terminated || error != null)
+        {
+            return; // already ending: the first cause wins
+        }
+        drain();
+        final int discarded = queue.size();
+        error = new SlowConsumerException(topic, sessionId, lastSequence, discarded == 0 ? reason :
+            reason + "; " + discarded + " items not requested were discarded", discarded);
+        errorNow = true;
+        drain();
+    }
+
+    /**
      * Conductor: delivers what demand allows, then a pending error.
      *
      * @return items delivered.
@@ -175,7 +203,7 @@ final class TopicSubscription implements Publisher<TopicMessage>, Subscription
             s.onNext(queue.poll());
             delivered++;
         }
-        if (error != null && !terminated && queue.isEmpty())
+        if (error != null && !terminated && (queue.isEmpty() || errorNow))
         {
             terminate();
             s.onError(error);

@@ -12,4 +12,13 @@ public class AuthenticationException extends RivuletException
     {
         super(message);
     }
+
+    /**
+     * @param message the reason sent to the peer.
+     * @param cause   the refusal this one adds to.
+     */
+    public AuthenticationException(final String message, final Throwable cause)
+    {
+        super(message, cause);
+    }
 }

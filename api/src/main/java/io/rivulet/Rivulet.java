@@ -10,6 +10,7 @@ import io.rivulet.counters.NodeCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.security.Authenticator;
+import io.rivulet.security.ThrottledAuthenticator;
 import io.rivulet.region.ExposedRegion;
 import io.rivulet.region.RegionAccess;
 import io.rivulet.region.RegionRegistry;
@@ -144,7 +145,7 @@ public final class Rivulet implements AutoCloseable
         try
         {
             conductor = new Conductor(commands, driver, sender, context.nanoClock(), context.protocolSettings(),
-                context.outboundRingLength(), context.connectTimeoutNs(), counters, context.authenticator(),
+                context.outboundRingLength(), context.connectTimeoutNs(), counters, ThrottledAuthenticator.around(context.authenticator(), context.nanoClock()),
                 context.authTokenBytes(), extensions, errorHandler, context.log());
         }
         catch (final IllegalArgumentException ex)

@@ -2,8 +2,11 @@ package io.rivulet.samples;
 
 import io.rivulet.ConfigurationException;
 import io.rivulet.Connection;
+import io.rivulet.ConnectionLostException;
 import io.rivulet.Message;
+import io.rivulet.RejectedException;
 import io.rivulet.Rivulet;
+import io.rivulet.RivuletException;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -11,14 +14,22 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import javax.net.ssl.SSLException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The measuring half of the two-process ping-pong: connects to a {@link Pong}, sends request-response
  * round trips one at a time, and prints their latency percentiles (HdrHistogram) and throughput.
- * Exits 0 after the report, 1 when it cannot connect or a round trip fails.
+ * Exits 0 after the report, 1 when it cannot connect or a round trip fails; when nothing answered at the address
+ * it also asks whether pong is running.
  *
  * <p>Run it with {@code ./rivulet-demo ping --host 127.0.0.1 --port 7070 --count 100000 --size 64}.
  */
@@ -83,7 +94,7 @@ public final class Ping implements Callable<Integer>
         final String address = host + ":" + port;
         try
         {
-            return run(node, address, count, size, warmup);
+            return run(node, address, count, size, warmup, spec.commandLine().getErr());
         }
         finally
         {
@@ -91,7 +102,9 @@ public final class Ping implements Callable<Integer>
         }
     }
 
-    private static int run(final Rivulet node, final String address, final int count, final int size, final int warmup)
+    private static int run(
+        final Rivulet node, final String address, final int count, final int size, final int warmup,
+        final PrintWriter err)
     {
         final Connection connection;
         try
@@ -100,9 +113,14 @@ public final class Ping implements Callable<Integer>
         }
         catch (final RuntimeException ex)
         {
-            System.err.println("ping: " + ex.getMessage());
-            System.err.println("ping: is pong running? Start it with `./rivulet-demo pong --port " +
-                address.substring(address.lastIndexOf(':') + 1) + "`");
+            err.println("ping: " + ex.getMessage());
+            if (nothingAnswered(ex))
+            {
+                // Only then: a refusal (token, TLS) comes from a pong that is running, and the hint would mislead.
+                err.println("ping: is pong running? Start it with `./rivulet-demo pong --port " +
+                    address.substring(address.lastIndexOf(':') + 1) + "`");
+            }
+            err.flush();
             return 1;
         }
 
@@ -142,7 +160,8 @@ public final class Ping implements Callable<Integer>
         }
         catch (final RuntimeException ex)
         {
-            System.err.println("ping: round trip failed: " + ex);
+            err.println("ping: round trip failed: " + ex);
+            err.flush();
             return 1;
         }
         finally
@@ -150,6 +169,38 @@ public final class Ping implements Callable<Integer>
             connection.close();
         }
         return 0;
+    }
+
+    /**
+     * Whether a failed connect means nothing answered at the address (refused, unreachable, timed out), rather than
+     * that a server answered and refused (authentication, TLS, a SETUP it did not accept).
+     *
+     * @param failure what {@code connect} failed with.
+     * @return true when nothing answered.
+     */
+    static boolean nothingAnswered(final Throwable failure)
+    {
+        boolean silent = false;
+        Throwable cause = failure;
+        for (int depth = 0; cause != null && depth < 16; depth++)
+        {
+            if (cause instanceof RejectedException || cause instanceof ConnectionLostException ||
+                cause instanceof SSLException || isTlsFailure(cause))
+            {
+                return false; // a server answered: it refused SETUP, failed TLS, or accepted and went quiet
+            }
+            silent |= cause instanceof ConnectException || cause instanceof NoRouteToHostException ||
+                cause instanceof SocketTimeoutException || cause instanceof TimeoutException ||
+                (cause instanceof RivuletException && cause.getCause() == null && String.valueOf(cause.getMessage())
+                    .contains("timed out")); // the engine's connect timeout carries no cause
+            cause = cause.getCause() == cause ? null : cause.getCause();
+        }
+        return silent;
+    }
+
+    private static boolean isTlsFailure(final Throwable cause)
+    {
+        return cause instanceof IOException && String.valueOf(cause.getMessage()).startsWith("TLS ");
     }
 
     private static void roundTrip(final Connection connection, final Message ping, final int size)

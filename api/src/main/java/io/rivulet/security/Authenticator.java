@@ -8,7 +8,9 @@ import java.util.Arrays;
  * ({@code setups rejected}); the client's {@code connect} fails with a {@link io.rivulet.RejectedException}.
  *
  * <p>Runs on the node's conductor thread once per connection, after the SETUP frame arrived and before
- * any request is served: it must be quick and must not block (check against data already in memory).
+ * any request is served: it must be quick and must not block (check against data already in memory). A node
+ * puts a per-address back-off in front of it ({@link ThrottledAuthenticator}): an address that keeps failing
+ * is refused for a while without this being called.
  *
  * <pre>{@code
  * new Rivulet.Context().authenticator(Authenticator.tokens("s3cret"));            // server

@@ -1,5 +1,6 @@
 package io.rivulet.transport.tcp.soak;
 
+import io.rivulet.EngineFailure;
 import io.rivulet.Message;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
@@ -31,7 +32,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@value #SEQUENCE_REQUEST} with the topic's last sequence), publishes {@value #TOPIC} (BLOCK: a subscriber that keeps
  * up gets every message) at {@value #TOPIC_RATE} messages a second, prints {@code READY <port> <pid>}, then a
  * {@code STATS} line every {@value #STATS_INTERVAL_S} s. It exits when its input closes (the test ended, however) or
- * after its lifetime.
+ * after its lifetime; a failed engine halts it (fail-stop, {@code EngineFailure.EXIT}), as a supervised server would.
  */
 public final class SoakServerMain
 {
@@ -59,6 +60,7 @@ public final class SoakServerMain
         try (Rivulet node = Rivulet.launch(new Rivulet.Context().transport(new TcpTransport())
             .threadingMode(ThreadingMode.SHARED)
             .authenticator(Authenticator.tokens(token))
+            .engineFailure(EngineFailure.EXIT) // fail-stop as a supervised server would: a failed engine ends the JVM
             .errorHandler(SoakServerMain::onError)))
         {
             final Publication ticks = node.publication(TOPIC, TopicOptions.block());

@@ -40,9 +40,11 @@ final class ServerProcess implements AutoCloseable
     /**
      * @param token       the token the server accepts.
      * @param lifetimeSec the longest the child lives if nobody closes it.
+     * @param jvmArgs     more flags for its JVM.
      * @return the started server, listening.
      */
-    static ServerProcess start(final String token, final long lifetimeSec) throws IOException, InterruptedException
+    static ServerProcess start(final String token, final long lifetimeSec, final List<String> jvmArgs)
+        throws IOException, InterruptedException
     {
         final String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         final List<String> command = new ArrayList<>(List.of(java,
@@ -50,8 +52,9 @@ final class ServerProcess implements AutoCloseable
             "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
             SoakSettings.SERVER_HEAP,
             "-XX:-UseDynamicNumberOfGCThreads", "-XX:-UseDynamicNumberOfCompilerThreads",
-            "-Drivulet.countersFile=false",
-            "-cp", System.getProperty("java.class.path"),
+            "-Drivulet.countersFile=false"));
+        command.addAll(jvmArgs);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
             SoakServerMain.class.getName(), token, Long.toString(lifetimeSec)));
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         final BlockingQueue<String> ready = new LinkedBlockingQueue<>();

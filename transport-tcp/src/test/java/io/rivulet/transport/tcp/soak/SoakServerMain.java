@@ -94,6 +94,12 @@ public final class SoakServerMain
     {
         ERRORS.computeIfAbsent(error.getClass().getSimpleName(), name -> new AtomicLong()).incrementAndGet();
         LAST_ERROR.set(String.valueOf(error.getMessage()));
+        if (error instanceof Error || error.getCause() instanceof Error)
+        {
+            // Said at once: a failed engine halts the JVM before the next STATS line.
+            System.out.println("FATAL " + error + (error.getCause() == null ? "" : " caused by " + error.getCause()));
+            System.out.flush();
+        }
     }
 
     /** One STATS line: the node's counters and the JVM's heap, for the test's summary. */

@@ -2,6 +2,8 @@ package io.rivulet.transport.tcp.soak;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -15,6 +17,7 @@ import java.util.Locale;
  *   rivulet.soak.attacks       which attacks run (letters a..f)                 abcdef
  *   rivulet.soak.rssLimitMb    the server's resident memory must stay under     768 (its heap is -Xmx512m)
  *   rivulet.soak.fragmentRate  attack (a)'s bytes per second                    16777216 (16 MiB/s)
+ *   rivulet.soak.serverJvmArgs more flags for the server's JVM, space-separated  none
  * </pre>
  *
  * @param duration     how long the attacks run.
@@ -23,9 +26,10 @@ import java.util.Locale;
  * @param attacks      the attacks to run, as their letters.
  * @param rssLimitMb   the bound on the server's resident set, sampled every few seconds.
  * @param fragmentRate attack (a)'s bytes per second.
+ * @param serverJvmArgs more flags for the server's JVM (an experiment: -XX:MaxDirectMemorySize=64m, say).
  */
 record SoakSettings(Duration duration, Duration baseline, Duration grace, String attacks, long rssLimitMb,
-    long fragmentRate)
+    long fragmentRate, List<String> serverJvmArgs)
 {
     /** The server's heap: the RSS bound is stated against it. */
     static final String SERVER_HEAP = "-Xmx512m";
@@ -55,7 +59,9 @@ record SoakSettings(Duration duration, Duration baseline, Duration grace, String
             duration("rivulet.soak.grace", Duration.ofSeconds(60)),
             attacks,
             Long.getLong("rivulet.soak.rssLimitMb", 768),
-            Long.getLong("rivulet.soak.fragmentRate", 16L << 20));
+            Long.getLong("rivulet.soak.fragmentRate", 16L << 20),
+            Arrays.stream(System.getProperty("rivulet.soak.serverJvmArgs", "").trim().split("\\s+"))
+                .filter(arg -> !arg.isEmpty()).toList());
     }
 
     /** @return whether attack {@code letter} runs. */

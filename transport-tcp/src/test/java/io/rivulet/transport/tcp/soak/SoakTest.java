@@ -70,11 +70,12 @@ class SoakTest
         final List<Attack> attacks = new ArrayList<>();
         final GoodClient.TopicFeed feed;
         final GoodClient good;
-        try (ServerProcess server = ServerProcess.start(token, lifetimeSec))
+        try (ServerProcess server = ServerProcess.start(token, lifetimeSec, settings.serverJvmArgs()))
         {
             final String address = "127.0.0.1:" + server.port();
-            say("server pid %d on %s, %s; attacks '%s' for %s after a %s unloaded baseline", server.pid(), address,
-                SoakSettings.SERVER_HEAP, settings.attacks(), settings.duration(), settings.baseline());
+            say("server pid %d on %s, %s %s; attacks '%s' for %s after a %s unloaded baseline", server.pid(), address,
+                SoakSettings.SERVER_HEAP, String.join(" ", settings.serverJvmArgs()), settings.attacks(),
+                settings.duration(), settings.baseline());
             good = new GoodClient(address, token);
             try
             {

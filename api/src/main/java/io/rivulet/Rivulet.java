@@ -100,6 +100,8 @@ public final class Rivulet implements AutoCloseable
     private Rivulet(final Context context)
     {
         this.context = context;
+        // Servers back failed authentications off per address; its properties are checked before anything opens.
+        final Authenticator authenticator = ThrottledAuthenticator.around(context.authenticator(), context.nanoClock());
         counters = new NodeCounters(openNodeFile(context));
         final TransportDriver driver;
         try
@@ -145,7 +147,7 @@ public final class Rivulet implements AutoCloseable
         try
         {
             conductor = new Conductor(commands, driver, sender, context.nanoClock(), context.protocolSettings(),
-                context.outboundRingLength(), context.connectTimeoutNs(), counters, ThrottledAuthenticator.around(context.authenticator(), context.nanoClock()),
+                context.outboundRingLength(), context.connectTimeoutNs(), counters, authenticator,
                 context.authTokenBytes(), extensions, errorHandler, context.log());
         }
         catch (final IllegalArgumentException ex)

@@ -23,6 +23,7 @@ import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
 import io.rivulet.tck.Await;
+import io.rivulet.tck.FailingLayer;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import org.agrona.DirectBuffer;
@@ -109,7 +110,7 @@ class EngineFailureTest
     void shouldCloseTheNodeWhenAnOutOfMemoryErrorEscapesTheConductor(
         final ThreadingMode mode, final EngineFailure policy) throws Exception
     {
-        final Bomb bomb = new Bomb();
+        final FailingLayer bomb = new FailingLayer();
         final Scene scene = new Scene(mode, policy, new Rivulet.Context().extension(executor -> bomb),
             new TcpTransport());
         final OutOfMemoryError cause = new OutOfMemoryError("Java heap space (test: reassembly)");
@@ -295,67 +296,6 @@ class EngineFailureTest
         catch (final IOException ex)
         {
             return false;
-        }
-    }
-
-    /** A node extension whose node-level duty cycle throws the error it is armed with, once. */
-    private static final class Bomb implements NodeExtension
-    {
-        private final AtomicReference<Throwable> armed = new AtomicReference<>();
-
-        void arm(final Throwable error)
-        {
-            armed.set(error);
-        }
-
-        @Override
-        public int[] frameTypes()
-        {
-            return new int[0];
-        }
-
-        @Override
-        public ConnectionExtension attach(final ConnectionServices connection)
-        {
-            return new ConnectionExtension()
-            {
-                @Override
-                public void onFrame(final FrameReader frame, final long nowNs)
-                {
-                }
-
-                @Override
-                public int doWork(final long nowNs)
-                {
-                    return 0;
-                }
-
-                @Override
-                public void onClose(final RivuletException cause)
-                {
-                }
-            };
-        }
-
-        @Override
-        public int doWork(final long nowNs)
-        {
-            final Throwable error = armed.getAndSet(null);
-            if (error instanceof Error fatal)
-            {
-                throw fatal;
-            }
-            if (error != null)
-            {
-                throw (RuntimeException)error;
-            }
-            return 0;
-        }
-
-        @Override
-        public String toString()
-        {
-            return "Bomb";
         }
     }
 

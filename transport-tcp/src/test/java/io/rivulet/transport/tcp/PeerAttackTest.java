@@ -117,8 +117,10 @@ class PeerAttackTest
     {
         final int attackers = Integer.getInteger("rivulet.test.attackers", 4096);
         final long boundMs = TestTime.millis(2_000);
+        // A long set-up timeout: 4,096 SETUPs arrive at once on a slow machine, and this test is about what comes after.
         final Rivulet serverNode = launch(new Rivulet.Context().maxConnections(attackers)
-            .maxKeepaliveTimeout(boundMs, TimeUnit.MILLISECONDS));
+            .maxKeepaliveTimeout(boundMs, TimeUnit.MILLISECONDS)
+            .setupTimeout(TestTime.millis(30_000), TimeUnit.MILLISECONDS));
         final Server server = serverNode.bind("127.0.0.1:0", echo()).block(TIMEOUT);
 
         final List<Socket> greedy = new ArrayList<>();

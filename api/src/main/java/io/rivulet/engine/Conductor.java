@@ -87,7 +87,6 @@ public final class Conductor implements Agent, Executor
     private static final int FAILED_COMMANDS_LIMIT = 4096;
     /** Log lines a peer can cause in bulk (abnormal ends), limited per cause. */
     private final RateLimitedLog log;
-    /** Ends every connection at once when the engine fails. */
     /** Set once the engine failed: what queued commands fail with. */
     private RivuletException failed;
 
@@ -177,14 +176,7 @@ public final class Conductor implements Agent, Executor
             work += connection.doWork(now);
             if (connection.isFinished())
             {
-                connections.remove(i);
-                cancelKeepalive(connection);
-                if (!connection.release())
-                {
-                    releasing.add(connection); // a producer is still inside its ring
-                }
-                connection.counters().close();
-                LOG.debug("connection {} to {} finished", connection.connectionId(), connection.remoteAddress());
+                retire(i, connection);
             }
             else if (connection.takeKeepaliveChanged())
             {
@@ -309,10 +301,7 @@ public final class Conductor implements Agent, Executor
                 connection.doWork(nowNs); // finishes the close: link closed, onClose() completed
                 if (connection.isFinished())
                 {
-                    connections.remove(i);
-                    cancelKeepalive(connection);
-                    connection.release(); // frees its ring now, memory short or not; one a producer holds: GC
-                    connection.counters().close();
+                    retire(i, connection);
                 }
             }
             catch (final Throwable ex)
@@ -333,6 +322,19 @@ public final class Conductor implements Agent, Executor
                 // Best effort.
             }
         }
+    }
+
+    /** A connection finished: it leaves the node, giving back its timer, its ring, its memory and its counters. */
+    private void retire(final int index, final ProtocolConnection connection)
+    {
+        connections.remove(index);
+        cancelKeepalive(connection);
+        if (!connection.release())
+        {
+            releasing.add(connection); // a producer is still inside its ring: freed when it lets go
+        }
+        connection.counters().close();
+        LOG.debug("connection {} to {} finished", connection.connectionId(), connection.remoteAddress());
     }
 
     private static void closeLinkQuietly(final ProtocolConnection connection)

@@ -71,8 +71,10 @@ final class Keepalive
      */
     boolean grant(final long intervalMs, final long timeoutMs, final long maxTimeoutNs)
     {
-        return follow(TimeUnit.MILLISECONDS.toNanos(intervalMs), TimeUnit.MILLISECONDS.toNanos(timeoutMs),
-            maxTimeoutNs);
+        final long askedIntervalNs = TimeUnit.MILLISECONDS.toNanos(intervalMs);
+        final long askedTimeoutNs = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        follow(askedIntervalNs, askedTimeoutNs, maxTimeoutNs);
+        return intervalNs != askedIntervalNs || timeoutNs != askedTimeoutNs;
     }
 
     /**
@@ -89,7 +91,8 @@ final class Keepalive
         return intervalNs != askedIntervalNs || timeoutNs != askedTimeoutNs;
     }
 
-    private boolean follow(final long askedIntervalNs, final long askedTimeoutNs, final long maxTimeoutNs)
+    /** Takes the interval and timeout, the timeout at most the bound, the interval always below the timeout. */
+    private void follow(final long askedIntervalNs, final long askedTimeoutNs, final long maxTimeoutNs)
     {
         final long timeout = Math.min(askedTimeoutNs, maxTimeoutNs);
         long interval = askedIntervalNs;
@@ -98,11 +101,9 @@ final class Keepalive
             // Whole milliseconds on the wire: half the timeout keeps the interval below it after rounding.
             interval = Math.max(MIN_INTERVAL_NS, TimeUnit.MILLISECONDS.toNanos(TimeUnit.NANOSECONDS.toMillis(timeout) / 2));
         }
-        final boolean clamped = timeout != askedTimeoutNs || interval != askedIntervalNs;
         intervalNs = interval;
         timeoutNs = timeout;
         changed = true;
-        return clamped;
     }
 
     /**

@@ -378,7 +378,7 @@ public final class ProtocolConnection implements ConnectionOutput
 
     /**
      * Conductor, once the connection {@link #isFinished()}: gives back what it held, frames parked for the ring
-     * included, and frees the ring's direct memory, neither waiting for GC.
+     * included, and its ring to the node's pool, neither waiting for GC.
      *
      * @return false when a producer is still inside the ring: call again later.
      */

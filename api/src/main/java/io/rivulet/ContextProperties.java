@@ -1,24 +1,44 @@
 package io.rivulet;
 
 import io.rivulet.security.Authenticator;
-import org.agrona.SystemUtil;
+import io.rivulet.spi.DatagramSettings;
+import io.rivulet.spi.PropertyValues;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
 
 /**
- * How {@link Rivulet.Context} reads its {@code rivulet.*} system properties and checks values: each failure is a
- * {@link ConfigurationException} that names the property.
+ * How {@link Rivulet.Context} reads its {@code rivulet.*} system properties: parsing through {@link PropertyValues},
+ * so that each failure is a {@link ConfigurationException} naming the property as written, and a check that no
+ * property of the core's names is misspelt.
  */
 final class ContextProperties
 {
+    /** Settings whose property is not {@code rivulet.<setting>}. */
+    static final Map<String, String> PROPERTY_OF_SETTING = Map.of(
+        "countersDirectory", "rivulet.countersDir",
+        "deleteCountersOnClose", "rivulet.countersDeleteOnClose",
+        "authenticator", "rivulet.authTokens");
+
+    /** Every property of the core namespace, {@code rivulet.<name>} without a further dot (README, Configuration). */
+    static final Set<String> CORE_PROPERTIES = Set.of(
+        "rivulet.transport", "rivulet.threadingMode", "rivulet.idleStrategy", "rivulet.maxFrameLength",
+        "rivulet.maxMessageLength", "rivulet.streamWindow", "rivulet.outboundRingLength", "rivulet.linkBufferLength",
+        "rivulet.keepaliveInterval", "rivulet.keepaliveTimeout", "rivulet.connectTimeout", "rivulet.frameLimit",
+        "rivulet.topicWindow", "rivulet.topicHeartbeatInterval", "rivulet.topicHeartbeatTimeout",
+        "rivulet.setupTimeout", "rivulet.maxStreams", "rivulet.maxPendingRequests", "rivulet.maxParkedBytes",
+        "rivulet.maxConnections", "rivulet.maxConnectionMemory", "rivulet.maxNodeMemory",
+        "rivulet.maxKeepaliveTimeout", "rivulet.idleTimeout", "rivulet.authToken", "rivulet.authTokens",
+        "rivulet.authBackoff", "rivulet.authBackoffMax", "rivulet.authBackoffAddresses", "rivulet.topicDatagrams",
+        "rivulet.nodeName", "rivulet.countersDir", "rivulet.countersFile", "rivulet.countersDeleteOnClose",
+        "rivulet.maxCounters", "rivulet.errorLogLength", "rivulet.engineFailure");
+
     private ContextProperties()
     {
-    }
-
-    static void require(final boolean condition, final String message)
-    {
-        if (!condition)
-        {
-            throw new ConfigurationException(message);
-        }
     }
 
     static ThreadingMode threadingModeProperty()
@@ -26,12 +46,12 @@ final class ContextProperties
         final String value = System.getProperty("rivulet.threadingMode", "SHARED");
         try
         {
-            return ThreadingMode.valueOf(value.trim().toUpperCase());
+            return ThreadingMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new ConfigurationException("rivulet.threadingMode: unknown threading mode '" + value +
-                "' (DEDICATED, SHARED, INVOKER)");
+            throw PropertyValues.invalid("rivulet.threadingMode", value,
+                "unknown threading mode; one of SHARED, DEDICATED, INVOKER");
         }
     }
 
@@ -40,36 +60,32 @@ final class ContextProperties
         final String value = System.getProperty("rivulet.engineFailure", "close");
         try
         {
-            return EngineFailure.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+            return EngineFailure.valueOf(value.trim().toUpperCase(Locale.ROOT));
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new ConfigurationException("rivulet.engineFailure: unknown value '" + value + "' (close, exit)");
+            throw PropertyValues.invalid("rivulet.engineFailure", value, "unknown value; one of close, exit");
         }
     }
 
     static int size(final String property, final int defaultValue)
     {
-        try
-        {
-            return SystemUtil.getSizeAsInt(property, defaultValue);
-        }
-        catch (final RuntimeException ex)
-        {
-            throw new ConfigurationException(property + ": " + ex.getMessage());
-        }
+        return PropertyValues.size(property, defaultValue);
     }
 
     static long sizeLong(final String property, final long defaultValue)
     {
-        try
-        {
-            return SystemUtil.getSizeAsLong(property, defaultValue);
-        }
-        catch (final RuntimeException ex)
-        {
-            throw new ConfigurationException(property + ": " + ex.getMessage());
-        }
+        return PropertyValues.sizeLong(property, defaultValue);
+    }
+
+    static long duration(final String property, final long defaultNs)
+    {
+        return PropertyValues.durationNs(property, defaultNs);
+    }
+
+    static boolean flag(final String property, final boolean defaultValue)
+    {
+        return PropertyValues.flag(property, defaultValue);
     }
 
     static Authenticator tokensProperty()
@@ -81,7 +97,7 @@ final class ContextProperties
         }
         try
         {
-            return Authenticator.tokens(java.util.Arrays.stream(tokens.split(",")).map(String::trim)
+            return Authenticator.tokens(Arrays.stream(tokens.split(",")).map(String::trim)
                 .filter(token -> !token.isEmpty()).toArray(String[]::new));
         }
         catch (final IllegalArgumentException ex)
@@ -90,15 +106,74 @@ final class ContextProperties
         }
     }
 
-    static long duration(final String property, final long defaultNs)
+    /**
+     * Fails on a property of a namespace the core owns ({@code rivulet.<name>} and {@code rivulet.ud.<name>}) that no
+     * setting reads: a misspelt name would otherwise be ignored in silence. Other namespaces ({@code rivulet.tcp.},
+     * {@code rivulet.rdma.}, {@code rivulet.actors.}, ...) belong to their modules.
+     *
+     * @param properties the system properties.
+     * @throws ConfigurationException naming the unknown property, and the known one it most resembles.
+     */
+    static void checkNames(final Properties properties)
     {
-        try
+        for (final String name : properties.stringPropertyNames().stream().sorted().toList())
         {
-            return SystemUtil.getDurationInNanos(property, defaultNs);
+            if (!name.startsWith("rivulet."))
+            {
+                continue;
+            }
+            final String rest = name.substring("rivulet.".length());
+            if (rest.indexOf('.') < 0 && !CORE_PROPERTIES.contains(name))
+            {
+                throw unknown(name, properties.getProperty(name), CORE_PROPERTIES);
+            }
+            if (rest.startsWith("ud.") && !DatagramSettings.PROPERTIES.contains(name))
+            {
+                throw unknown(name, properties.getProperty(name), DatagramSettings.PROPERTIES);
+            }
         }
-        catch (final RuntimeException ex)
+    }
+
+    private static ConfigurationException unknown(final String name, final String value, final Set<String> known)
+    {
+        final List<String> candidates = known.stream().sorted().toList();
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (final String candidate : candidates)
         {
-            throw new ConfigurationException(property + ": " + ex.getMessage());
+            final int distance = distance(name.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+            if (distance < bestDistance)
+            {
+                best = candidate;
+                bestDistance = distance;
+            }
         }
+        final String hint = bestDistance <= Math.max(2, name.length() / 5) ? "did you mean " + best + "? " : "";
+        return new ConfigurationException(name + "=" + value + ": unknown property; " + hint +
+            "README's Configuration section lists the rivulet.* properties");
+    }
+
+    /** Levenshtein distance; names are short. */
+    private static int distance(final String a, final String b)
+    {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++)
+        {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++)
+        {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++)
+            {
+                final int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            final int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
     }
 }

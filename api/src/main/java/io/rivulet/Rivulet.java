@@ -16,6 +16,7 @@ import io.rivulet.region.RegionAccess;
 import io.rivulet.region.RegionRegistry;
 import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.OneSidedTransport;
+import io.rivulet.spi.PropertyValues;
 import io.rivulet.protocol.datagram.DatagramChannels;
 import io.rivulet.protocol.datagram.TopicDatagrams;
 import io.rivulet.spi.DatagramSettings;
@@ -30,7 +31,6 @@ import io.rivulet.topic.TopicRegistry;
 import io.rivulet.topic.TopicSender;
 import io.rivulet.topic.TopicSettings;
 import org.agrona.BitUtil;
-import org.agrona.SystemUtil;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -49,7 +49,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ThreadFactory;
@@ -60,7 +62,7 @@ import java.util.function.Function;
 import java.util.function.IntConsumer;
 
 import static io.rivulet.ContextProperties.engineFailureProperty;
-import static io.rivulet.ContextProperties.require;
+import static io.rivulet.ContextProperties.flag;
 import static io.rivulet.ContextProperties.threadingModeProperty;
 import static io.rivulet.ContextProperties.size;
 import static io.rivulet.ContextProperties.sizeLong;
@@ -563,13 +565,13 @@ public final class Rivulet implements AutoCloseable
         private DatagramSettings datagramSettings;
         /** Whether the application gave {@link #datagramSettings}; otherwise the transport may tune the defaults. */
         private boolean datagramSettingsGiven;
-        private boolean topicDatagrams = Boolean.parseBoolean(System.getProperty("rivulet.topicDatagrams", "false"));
+        private boolean topicDatagrams = flag("rivulet.topicDatagrams", false);
         private String nodeName = System.getProperty("rivulet.nodeName");
         private String countersDirectory = System.getProperty("rivulet.countersDir",
             NodeDirectory.defaultDirectory().toString());
-        private boolean countersFile = Boolean.parseBoolean(System.getProperty("rivulet.countersFile", "true"));
+        private boolean countersFile = flag("rivulet.countersFile", true);
         private boolean deleteCountersOnClose =
-            Boolean.parseBoolean(System.getProperty("rivulet.countersDeleteOnClose", "true"));
+            flag("rivulet.countersDeleteOnClose", true);
         private int maxCounters = size("rivulet.maxCounters", 1024);
         private int errorLogLength = size("rivulet.errorLogLength", 1024 * 1024);
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
@@ -581,10 +583,13 @@ public final class Rivulet implements AutoCloseable
         private RateLimitedLog log;
         private final List<Function<Executor, NodeExtension>> extensions = new ArrayList<>();
         private boolean concluded;
+        /** Settings the application set through a setter: messages about them name the setter, not a property. */
+        private final Set<String> assigned = new HashSet<>();
 
         /** Picks a transport; by default the one named by {@code rivulet.transport} ("tcp"). */
         public Context transport(final Transport transport)
         {
+            assigned.add("transport");
             this.transport = transport;
             return this;
         }
@@ -597,6 +602,7 @@ public final class Rivulet implements AutoCloseable
         /** Where the agents run ({@code rivulet.threadingMode}, default SHARED). */
         public Context threadingMode(final ThreadingMode threadingMode)
         {
+            assigned.add("threadingMode");
             this.threadingMode = threadingMode;
             return this;
         }
@@ -613,12 +619,14 @@ public final class Rivulet implements AutoCloseable
          */
         public Context idleStrategy(final IdleStrategy idleStrategy)
         {
+            assigned.add("idleStrategy");
             this.idleStrategy = idleStrategy;
             return this;
         }
 
         public Context idleStrategy(final String name)
         {
+            assigned.add("idleStrategy");
             this.idleStrategyName = name;
             this.idleStrategy = null;
             return this;
@@ -632,6 +640,7 @@ public final class Rivulet implements AutoCloseable
         /** Longest frame on the wire; larger messages are fragmented ({@code rivulet.maxFrameLength}, 16 KiB). */
         public Context maxFrameLength(final int maxFrameLength)
         {
+            assigned.add("maxFrameLength");
             this.maxFrameLength = maxFrameLength;
             return this;
         }
@@ -644,6 +653,7 @@ public final class Rivulet implements AutoCloseable
         /** Longest message sent or reassembled ({@code rivulet.maxMessageLength}, 16 MiB). */
         public Context maxMessageLength(final int maxMessageLength)
         {
+            assigned.add("maxMessageLength");
             this.maxMessageLength = maxMessageLength;
             return this;
         }
@@ -656,6 +666,7 @@ public final class Rivulet implements AutoCloseable
         /** Most credits a receiving stream keeps granted at once ({@code rivulet.streamWindow}, 256). */
         public Context streamWindow(final int streamWindow)
         {
+            assigned.add("streamWindow");
             this.streamWindow = streamWindow;
             return this;
         }
@@ -668,6 +679,7 @@ public final class Rivulet implements AutoCloseable
         /** Per-connection outbound ring, a power of two at least 8 frames ({@code rivulet.outboundRingLength}). */
         public Context outboundRingLength(final int outboundRingLength)
         {
+            assigned.add("outboundRingLength");
             this.outboundRingLength = outboundRingLength;
             return this;
         }
@@ -680,6 +692,7 @@ public final class Rivulet implements AutoCloseable
         /** Per-link user-space send and receive buffers ({@code rivulet.linkBufferLength}, 256 KiB). */
         public Context linkBufferLength(final int linkBufferLength)
         {
+            assigned.add("linkBufferLength");
             this.linkBufferLength = linkBufferLength;
             return this;
         }
@@ -692,6 +705,7 @@ public final class Rivulet implements AutoCloseable
         /** How often KEEPALIVE is sent ({@code rivulet.keepaliveInterval}, 1s). */
         public Context keepaliveInterval(final long duration, final TimeUnit unit)
         {
+            assigned.add("keepaliveInterval");
             this.keepaliveIntervalNs = unit.toNanos(duration);
             return this;
         }
@@ -704,6 +718,7 @@ public final class Rivulet implements AutoCloseable
         /** Silence after which a peer is lost ({@code rivulet.keepaliveTimeout}, 5s). */
         public Context keepaliveTimeout(final long duration, final TimeUnit unit)
         {
+            assigned.add("keepaliveTimeout");
             this.keepaliveTimeoutNs = unit.toNanos(duration);
             return this;
         }
@@ -716,6 +731,7 @@ public final class Rivulet implements AutoCloseable
         /** How long a connection attempt may take ({@code rivulet.connectTimeout}, 5s). */
         public Context connectTimeout(final long duration, final TimeUnit unit)
         {
+            assigned.add("connectTimeout");
             this.connectTimeoutNs = unit.toNanos(duration);
             return this;
         }
@@ -731,6 +747,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context topicWindow(final int topicWindow)
         {
+            assigned.add("topicWindow");
             this.topicWindow = topicWindow;
             return this;
         }
@@ -743,6 +760,7 @@ public final class Rivulet implements AutoCloseable
         /** How often an idle topic publisher sends a heartbeat, and a subscriber its status ({@code rivulet.topicHeartbeatInterval}, 100ms). */
         public Context topicHeartbeatInterval(final long duration, final TimeUnit unit)
         {
+            assigned.add("topicHeartbeatInterval");
             this.topicHeartbeatIntervalNs = unit.toNanos(duration);
             return this;
         }
@@ -758,6 +776,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context topicHeartbeatTimeout(final long duration, final TimeUnit unit)
         {
+            assigned.add("topicHeartbeatTimeout");
             this.topicHeartbeatTimeoutNs = unit.toNanos(duration);
             return this;
         }
@@ -773,6 +792,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context setupTimeout(final long duration, final TimeUnit unit)
         {
+            assigned.add("setupTimeout");
             this.setupTimeoutNs = unit.toNanos(duration);
             return this;
         }
@@ -788,6 +808,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context maxStreams(final int maxStreams)
         {
+            assigned.add("maxStreams");
             this.maxStreams = maxStreams;
             return this;
         }
@@ -803,6 +824,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context maxPendingRequests(final int maxPendingRequests)
         {
+            assigned.add("maxPendingRequests");
             this.maxPendingRequests = maxPendingRequests;
             return this;
         }
@@ -818,6 +840,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context maxParkedBytes(final long maxParkedBytes)
         {
+            assigned.add("maxParkedBytes");
             this.maxParkedBytes = maxParkedBytes;
             return this;
         }
@@ -834,6 +857,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context maxConnections(final int maxConnections)
         {
+            assigned.add("maxConnections");
             this.maxConnections = maxConnections;
             return this;
         }
@@ -851,6 +875,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context maxConnectionMemory(final long maxConnectionMemory)
         {
+            assigned.add("maxConnectionMemory");
             this.maxConnectionMemory = maxConnectionMemory;
             return this;
         }
@@ -868,6 +893,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context maxNodeMemory(final long maxNodeMemory)
         {
+            assigned.add("maxNodeMemory");
             this.maxNodeMemory = maxNodeMemory;
             return this;
         }
@@ -884,6 +910,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context maxKeepaliveTimeout(final long duration, final TimeUnit unit)
         {
+            assigned.add("maxKeepaliveTimeout");
             this.maxKeepaliveTimeoutNs = unit.toNanos(duration);
             return this;
         }
@@ -900,6 +927,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context idleTimeout(final long duration, final TimeUnit unit)
         {
+            assigned.add("idleTimeout");
             this.idleTimeoutNs = unit.toNanos(duration);
             return this;
         }
@@ -915,6 +943,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context authenticator(final Authenticator authenticator)
         {
+            assigned.add("authenticator");
             this.authenticator = authenticator;
             return this;
         }
@@ -927,6 +956,7 @@ public final class Rivulet implements AutoCloseable
         /** The token this node's connections send in SETUP metadata ({@code rivulet.authToken}; default none). */
         public Context authToken(final String authToken)
         {
+            assigned.add("authToken");
             this.authToken = authToken;
             return this;
         }
@@ -947,6 +977,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context datagramSettings(final DatagramSettings datagramSettings)
         {
+            assigned.add("datagramSettings");
             this.datagramSettings = datagramSettings;
             return this;
         }
@@ -971,6 +1002,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context topicDatagrams(final boolean topicDatagrams)
         {
+            assigned.add("topicDatagrams");
             this.topicDatagrams = topicDatagrams;
             return this;
         }
@@ -986,6 +1018,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context nodeName(final String nodeName)
         {
+            assigned.add("nodeName");
             this.nodeName = nodeName;
             return this;
         }
@@ -1002,6 +1035,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context countersDirectory(final String countersDirectory)
         {
+            assigned.add("countersDirectory");
             this.countersDirectory = countersDirectory;
             return this;
         }
@@ -1017,6 +1051,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context countersFile(final boolean countersFile)
         {
+            assigned.add("countersFile");
             this.countersFile = countersFile;
             return this;
         }
@@ -1029,6 +1064,7 @@ public final class Rivulet implements AutoCloseable
         /** Whether a clean close deletes the node file ({@code rivulet.countersDeleteOnClose}, true). */
         public Context deleteCountersOnClose(final boolean deleteCountersOnClose)
         {
+            assigned.add("deleteCountersOnClose");
             this.deleteCountersOnClose = deleteCountersOnClose;
             return this;
         }
@@ -1044,6 +1080,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context maxCounters(final int maxCounters)
         {
+            assigned.add("maxCounters");
             this.maxCounters = maxCounters;
             return this;
         }
@@ -1059,6 +1096,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context errorLogLength(final int errorLogLength)
         {
+            assigned.add("errorLogLength");
             this.errorLogLength = errorLogLength;
             return this;
         }
@@ -1071,6 +1109,7 @@ public final class Rivulet implements AutoCloseable
         /** Clock of the engine; tests inject their own. */
         public Context nanoClock(final NanoClock nanoClock)
         {
+            assigned.add("nanoClock");
             this.nanoClock = nanoClock;
             return this;
         }
@@ -1083,6 +1122,7 @@ public final class Rivulet implements AutoCloseable
         /** Makes the engine's threads (DEDICATED and SHARED modes); default: daemon threads named by role. */
         public Context threadFactory(final ThreadFactory threadFactory)
         {
+            assigned.add("threadFactory");
             this.threadFactory = threadFactory;
             return this;
         }
@@ -1102,6 +1142,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context extension(final Function<Executor, NodeExtension> extension)
         {
+            assigned.add("extension");
             extensions.add(java.util.Objects.requireNonNull(extension, "extension"));
             return this;
         }
@@ -1119,6 +1160,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context errorHandler(final Consumer<Throwable> errorHandler)
         {
+            assigned.add("errorHandler");
             this.errorHandler = errorHandler;
             return this;
         }
@@ -1137,6 +1179,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context engineFailure(final EngineFailure engineFailure)
         {
+            assigned.add("engineFailure");
             this.engineFailure = engineFailure;
             return this;
         }
@@ -1153,6 +1196,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context engineFailureExit(final IntConsumer engineFailureExit)
         {
+            assigned.add("engineFailureExit");
             this.engineFailureExit = engineFailureExit;
             return this;
         }
@@ -1176,6 +1220,7 @@ public final class Rivulet implements AutoCloseable
          */
         public Context conclude()
         {
+            assigned.add("conclude");
             if (concluded)
             {
                 return this;
@@ -1189,48 +1234,56 @@ public final class Rivulet implements AutoCloseable
                 }
                 catch (final IllegalArgumentException ex)
                 {
-                    throw new ConfigurationException("rivulet.transport: " + ex.getMessage());
+                    throw PropertyValues.invalid("rivulet.transport", name, ex.getMessage());
                 }
             }
-            require(threadingMode != null, "threadingMode must be set");
-            require(maxFrameLength >= 256 && maxFrameLength <= 16 * 1024 * 1024,
-                "maxFrameLength must be within [256, 16 MiB]: " + maxFrameLength);
-            require(maxMessageLength >= 1, "maxMessageLength must be positive: " + maxMessageLength);
-            require(streamWindow >= 1, "streamWindow must be positive: " + streamWindow);
-            require(BitUtil.isPowerOfTwo(outboundRingLength),
-                "outboundRingLength must be a power of two: " + outboundRingLength);
-            require(outboundRingLength / 8 >= maxFrameLength + 8,
-                "outboundRingLength " + outboundRingLength + " must be at least 8 x maxFrameLength " + maxFrameLength);
-            require(linkBufferLength >= maxFrameLength + TransportSettings.FRAMING_ALLOWANCE,
-                "linkBufferLength " + linkBufferLength + " must hold a frame of maxFrameLength " + maxFrameLength);
-            require(keepaliveIntervalNs > 0, "keepaliveInterval must be positive");
-            require(keepaliveTimeoutNs > keepaliveIntervalNs, "keepaliveTimeout must exceed keepaliveInterval");
-            // SETUP carries both as int32 milliseconds.
-            require(TimeUnit.NANOSECONDS.toMillis(keepaliveIntervalNs) >= 1, "keepaliveInterval must be at least 1 ms");
-            require(TimeUnit.NANOSECONDS.toMillis(keepaliveTimeoutNs) <= Integer.MAX_VALUE,
-                "keepaliveTimeout must be at most " + Integer.MAX_VALUE + " ms");
-            require(TimeUnit.NANOSECONDS.toMillis(keepaliveTimeoutNs) > TimeUnit.NANOSECONDS.toMillis(keepaliveIntervalNs),
-                "keepaliveTimeout must exceed keepaliveInterval by at least 1 ms");
-            require(connectTimeoutNs > 0, "connectTimeout must be positive");
-            require(frameLimit >= 1, "frameLimit must be positive: " + frameLimit);
-            require(topicWindow >= 2, "topicWindow must be at least 2: " + topicWindow);
-            require(topicHeartbeatIntervalNs > 0, "topicHeartbeatInterval must be positive");
-            require(topicHeartbeatTimeoutNs > topicHeartbeatIntervalNs, "topicHeartbeatTimeout must exceed topicHeartbeatInterval");
-            require(setupTimeoutNs > 0, "setupTimeout must be positive");
-            require(maxStreams >= 1, "maxStreams must be positive: " + maxStreams);
-            require(maxPendingRequests >= 1, "maxPendingRequests must be positive: " + maxPendingRequests);
+            ContextProperties.checkNames(System.getProperties());
+            check(threadingMode != null, "threadingMode", null, "must be set: SHARED, DEDICATED or INVOKER");
+            check(maxFrameLength >= 256 && maxFrameLength <= 16 * 1024 * 1024, "maxFrameLength",
+                shownSize(maxFrameLength), "must be within 256 bytes and 16m, e.g. 16k");
+            check(maxMessageLength >= 1, "maxMessageLength", shownSize(maxMessageLength), "must be positive, e.g. 16m");
+            check(streamWindow >= 1, "streamWindow", streamWindow, "must be positive, e.g. 256");
+            check(BitUtil.isPowerOfTwo(outboundRingLength), "outboundRingLength", shownSize(outboundRingLength),
+                "must be a power of two, e.g. 256k");
+            check(outboundRingLength / 8 >= maxFrameLength + 8, "outboundRingLength", shownSize(outboundRingLength),
+                "must hold 8 frames of maxFrameLength " + shownSize(maxFrameLength) + ", e.g. " +
+                shownSize(BitUtil.findNextPositivePowerOfTwo(8 * (maxFrameLength + 8))));
+            check(linkBufferLength >= maxFrameLength + TransportSettings.FRAMING_ALLOWANCE, "linkBufferLength",
+                shownSize(linkBufferLength), "must hold a frame of maxFrameLength " + shownSize(maxFrameLength) + " and its " +
+                "framing, at least " + (maxFrameLength + TransportSettings.FRAMING_ALLOWANCE) + " bytes");
+            // SETUP carries the keepalive interval and timeout as int32 milliseconds.
+            check(keepaliveIntervalNs >= TimeUnit.MILLISECONDS.toNanos(1), "keepaliveInterval",
+                shownDuration(keepaliveIntervalNs), "must be at least 1ms (SETUP carries milliseconds), e.g. 1s");
+            check(TimeUnit.NANOSECONDS.toMillis(keepaliveTimeoutNs) <= Integer.MAX_VALUE, "keepaliveTimeout",
+                shownDuration(keepaliveTimeoutNs), "must be at most " + Integer.MAX_VALUE + "ms, e.g. 5s");
+            check(TimeUnit.NANOSECONDS.toMillis(keepaliveTimeoutNs) > TimeUnit.NANOSECONDS.toMillis(keepaliveIntervalNs),
+                "keepaliveTimeout", shownDuration(keepaliveTimeoutNs), "must exceed keepaliveInterval " +
+                shownDuration(keepaliveIntervalNs) + " by at least 1ms, e.g. 5 intervals");
+            check(connectTimeoutNs > 0, "connectTimeout", shownDuration(connectTimeoutNs), "must be positive, e.g. 5s");
+            check(frameLimit >= 1, "frameLimit", frameLimit, "must be positive, e.g. 64");
+            check(topicWindow >= 2, "topicWindow", topicWindow, "must be at least 2, e.g. 2048");
+            check(topicHeartbeatIntervalNs > 0, "topicHeartbeatInterval", shownDuration(topicHeartbeatIntervalNs),
+                "must be positive, e.g. 100ms");
+            check(topicHeartbeatTimeoutNs > topicHeartbeatIntervalNs, "topicHeartbeatTimeout",
+                shownDuration(topicHeartbeatTimeoutNs), "must exceed topicHeartbeatInterval " +
+                shownDuration(topicHeartbeatIntervalNs) + ", e.g. 5s");
+            check(setupTimeoutNs > 0, "setupTimeout", shownDuration(setupTimeoutNs), "must be positive, e.g. 2s");
+            check(maxStreams >= 1, "maxStreams", maxStreams, "must be positive, e.g. 1024");
+            check(maxPendingRequests >= 1, "maxPendingRequests", maxPendingRequests, "must be positive, e.g. 1024");
             // No lower bound against maxMessageLength: a message is refused only when others are parked already.
-            require(maxParkedBytes >= 1, "maxParkedBytes must be positive: " + maxParkedBytes);
-            require(maxConnections >= 1, "maxConnections must be positive: " + maxConnections);
-            require(maxConnectionMemory >= maxMessageLength, "maxConnectionMemory must hold a message of " +
-                "maxMessageLength " + maxMessageLength + ": " + maxConnectionMemory);
-            require(maxNodeMemory >= maxMessageLength, "maxNodeMemory must hold a message of maxMessageLength " +
-                maxMessageLength + ": " + maxNodeMemory);
-            require(maxKeepaliveTimeoutNs >= TimeUnit.MILLISECONDS.toNanos(2),
-                "maxKeepaliveTimeout must be at least 2 ms");
-            require(idleTimeoutNs >= 0, "idleTimeout must not be negative (0 keeps idle connections)");
-            require(authToken == null || authTokenBytes().length <= maxFrameLength - io.rivulet.codec.FrameWriter.setupLength(0, 0),
-                "authToken must fit one SETUP frame of maxFrameLength " + maxFrameLength);
+            check(maxParkedBytes >= 1, "maxParkedBytes", shownSize(maxParkedBytes), "must be positive, e.g. 64m");
+            check(maxConnections >= 1, "maxConnections", maxConnections, "must be positive, e.g. 10000");
+            check(maxConnectionMemory >= maxMessageLength, "maxConnectionMemory", shownSize(maxConnectionMemory),
+                "must hold one message of maxMessageLength " + shownSize(maxMessageLength) + ", e.g. 128m");
+            check(maxNodeMemory >= maxMessageLength, "maxNodeMemory", shownSize(maxNodeMemory),
+                "must hold one message of maxMessageLength " + shownSize(maxMessageLength) + ", e.g. 1g");
+            check(maxKeepaliveTimeoutNs >= TimeUnit.MILLISECONDS.toNanos(2), "maxKeepaliveTimeout",
+                shownDuration(maxKeepaliveTimeoutNs), "must be at least 2ms, e.g. 60s");
+            check(idleTimeoutNs >= 0, "idleTimeout", shownDuration(idleTimeoutNs),
+                "must not be negative; 0 keeps idle connections, e.g. 5m is written 300s");
+            check(authToken == null ||
+                authTokenBytes().length <= maxFrameLength - io.rivulet.codec.FrameWriter.setupLength(0, 0),
+                "authToken", "…", "must fit one SETUP frame of maxFrameLength " + shownSize(maxFrameLength));
             try
             {
                 datagramSettingsGiven = datagramSettings != null;
@@ -1240,14 +1293,16 @@ public final class Rivulet implements AutoCloseable
             {
                 throw new ConfigurationException(ex.getMessage());
             }
-            require(maxCounters >= 64 && maxCounters <= 1 << 20, "maxCounters must be within [64, 1M]: " + maxCounters);
-            require(errorLogLength >= 4096 && errorLogLength <= 64 * 1024 * 1024,
-                "errorLogLength must be within [4 KiB, 64 MiB]: " + errorLogLength);
+            check(maxCounters >= 64 && maxCounters <= 1 << 20, "maxCounters", maxCounters,
+                "must be within 64 and 1048576, e.g. 1024");
+            check(errorLogLength >= 4096 && errorLogLength <= 64 * 1024 * 1024, "errorLogLength",
+                shownSize(errorLogLength), "must be within 4k and 64m, e.g. 1m");
             if (nodeName == null || nodeName.isBlank())
             {
                 nodeName = "node-" + NODE_NUMBERS.incrementAndGet();
             }
-            require(countersDirectory != null && !countersDirectory.isBlank(), "countersDirectory must be set");
+            check(countersDirectory != null && !countersDirectory.isBlank(), "countersDirectory", countersDirectory,
+                "must name a directory, e.g. /dev/shm/rivulet");
             if (idleStrategy == null)
             {
                 idleStrategy = newIdleStrategy();
@@ -1261,8 +1316,8 @@ public final class Rivulet implements AutoCloseable
                     return thread;
                 };
             }
-            require(engineFailure != null, "engineFailure must be set (close, exit)");
-            require(engineFailureExit != null, "engineFailureExit must be set");
+            check(engineFailure != null, "engineFailure", null, "must be set: close or exit");
+            check(engineFailureExit != null, "engineFailureExit", null, "must be set");
             // Wall-clock intervals, whatever clock the engine was given.
             log = new RateLimitedLog(SystemNanoClock.INSTANCE, RateLimitedLog.DEFAULT_INTERVAL_NS);
             if (errorHandler == null)
@@ -1278,9 +1333,47 @@ public final class Rivulet implements AutoCloseable
             return this;
         }
 
+        /**
+         * Fails unless a setting is good, naming it as the application gave it: its setter
+         * ({@code Context.keepaliveInterval(500us)}), its system property as written
+         * ({@code rivulet.keepaliveInterval=500us}), or its default when another setting clashes with it.
+         */
+        private void check(final boolean good, final String setting, final Object shown, final String problem)
+        {
+            if (!good)
+            {
+                final String property = ContextProperties.PROPERTY_OF_SETTING.getOrDefault(setting, "rivulet." + setting);
+                final String raw = System.getProperty(property);
+                final String origin;
+                if (assigned.contains(setting))
+                {
+                    origin = "Context." + setting + "(" + shown + ")";
+                }
+                else if (raw != null)
+                {
+                    origin = property + "=" + raw.trim();
+                }
+                else
+                {
+                    origin = property + " (default " + shown + ")";
+                }
+                throw new ConfigurationException(origin + ": " + problem);
+            }
+        }
+
+        private static String shownSize(final long bytes)
+        {
+            return PropertyValues.describeSize(bytes);
+        }
+
+        private static String shownDuration(final long nanos)
+        {
+            return PropertyValues.describeDuration(nanos);
+        }
+
         IdleStrategy newIdleStrategy()
         {
-            switch (idleStrategyName.toLowerCase())
+            switch (idleStrategyName.trim().toLowerCase(java.util.Locale.ROOT))
             {
                 case "backoff":
                     return new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1),
@@ -1294,9 +1387,56 @@ public final class Rivulet implements AutoCloseable
                 case "noop":
                     return new NoOpIdleStrategy();
                 default:
-                    throw new ConfigurationException("rivulet.idleStrategy: unknown idle strategy '" + idleStrategyName +
-                        "' (backoff, busy, yield, sleep, noop)");
+                    throw new ConfigurationException((assigned.contains("idleStrategy") ?
+                        "Context.idleStrategy(\"" + idleStrategyName + "\")" : "rivulet.idleStrategy=" + idleStrategyName) +
+                        ": unknown idle strategy; one of backoff, busy, yield, sleep, noop");
             }
+        }
+
+        /**
+         * @return the effective settings, as {@code rivulet.*} properties would write them (after {@link #conclude()}
+         *         the defaults it filled in too); the auth token is shown only as set or not.
+         */
+        @Override
+        public String toString()
+        {
+            return "Rivulet.Context{" +
+                "transport=" + (transport == null ? System.getProperty("rivulet.transport", "tcp") : transport) +
+                ", threadingMode=" + threadingMode +
+                ", idleStrategy=" + (idleStrategy == null ? idleStrategyName : idleStrategy) +
+                ", maxFrameLength=" + shownSize(maxFrameLength) +
+                ", maxMessageLength=" + shownSize(maxMessageLength) +
+                ", streamWindow=" + streamWindow +
+                ", outboundRingLength=" + shownSize(outboundRingLength) +
+                ", linkBufferLength=" + shownSize(linkBufferLength) +
+                ", keepaliveInterval=" + shownDuration(keepaliveIntervalNs) +
+                ", keepaliveTimeout=" + shownDuration(keepaliveTimeoutNs) +
+                ", connectTimeout=" + shownDuration(connectTimeoutNs) +
+                ", frameLimit=" + frameLimit +
+                ", topicWindow=" + topicWindow +
+                ", topicHeartbeatInterval=" + shownDuration(topicHeartbeatIntervalNs) +
+                ", topicHeartbeatTimeout=" + shownDuration(topicHeartbeatTimeoutNs) +
+                ", topicDatagrams=" + topicDatagrams +
+                ", setupTimeout=" + shownDuration(setupTimeoutNs) +
+                ", maxStreams=" + maxStreams +
+                ", maxPendingRequests=" + maxPendingRequests +
+                ", maxParkedBytes=" + shownSize(maxParkedBytes) +
+                ", maxConnections=" + maxConnections +
+                ", maxConnectionMemory=" + shownSize(maxConnectionMemory) +
+                ", maxNodeMemory=" + shownSize(maxNodeMemory) +
+                ", maxKeepaliveTimeout=" + shownDuration(maxKeepaliveTimeoutNs) +
+                ", idleTimeout=" + shownDuration(idleTimeoutNs) +
+                ", authToken=" + (authToken == null ? "none" : "(set)") +
+                ", authenticator=" + (authenticator == null ? "none" : authenticator) +
+                ", nodeName=" + nodeName +
+                ", countersDir=" + countersDirectory +
+                ", countersFile=" + countersFile +
+                ", countersDeleteOnClose=" + deleteCountersOnClose +
+                ", maxCounters=" + maxCounters +
+                ", errorLogLength=" + shownSize(errorLogLength) +
+                ", engineFailure=" + engineFailure.name().toLowerCase(java.util.Locale.ROOT) +
+                ", extensions=" + extensions.size() +
+                '}';
         }
 
         TopicSettings topicSettings()

@@ -76,8 +76,8 @@ class ContextDatagramSettingsTest
             assertThat(swift.targetDelayNs()).isEqualTo(75_000);
             assertThat(swift.beta()).isEqualTo(0.5);
             System.setProperty("rivulet.ud.beta", "half");
-            assertThatThrownBy(SwiftSettings::new).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("rivulet.ud.beta");
+            assertThatThrownBy(SwiftSettings::new).isInstanceOf(ConfigurationException.class)
+                .hasMessage("rivulet.ud.beta=half: not a number; write a decimal such as 0.8");
         }
         finally
         {

@@ -60,7 +60,7 @@ class ContextEngineFailureTest
         System.setProperty(PROPERTY, "restart");
 
         assertThatThrownBy(Rivulet.Context::new).isInstanceOf(ConfigurationException.class)
-            .hasMessage("rivulet.engineFailure: unknown value 'restart' (close, exit)");
+            .hasMessage("rivulet.engineFailure=restart: unknown value; one of close, exit");
     }
 
     @Test

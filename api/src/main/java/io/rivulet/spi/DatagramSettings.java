@@ -1,8 +1,8 @@
 package io.rivulet.spi;
 
 import org.agrona.BitUtil;
-import org.agrona.SystemUtil;
 
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -14,6 +14,15 @@ public final class DatagramSettings
 {
     /** Bytes of the reliable-datagram header in front of each data payload: what a datagram adds to it. */
     public static final int DATA_HEADER_LENGTH = 24;
+
+    /** Every {@code rivulet.ud.*} property these settings and {@link SwiftSettings} read. */
+    public static final Set<String> PROPERTIES = Set.of(
+        "rivulet.ud.window", "rivulet.ud.ringLength", "rivulet.ud.maxPayload", "rivulet.ud.ackEvery",
+        "rivulet.ud.ackInterval", "rivulet.ud.nakDelay", "rivulet.ud.nakRetry", "rivulet.ud.nakRetryMax",
+        "rivulet.ud.rtoInitial", "rivulet.ud.rtoMin", "rivulet.ud.rtoMax", "rivulet.ud.targetDelay",
+        "rivulet.ud.flowScalingRange", "rivulet.ud.additiveIncrement", "rivulet.ud.beta", "rivulet.ud.maxDecrease",
+        "rivulet.ud.nakDecrease", "rivulet.ud.timeoutDecrease", "rivulet.ud.retransmitLimit", "rivulet.ud.minWindow",
+        "rivulet.ud.maxWindow", "rivulet.ud.initialWindow");
 
     private int window = size("rivulet.ud.window", 256);
     private int ringLength = size("rivulet.ud.ringLength", 512);
@@ -225,43 +234,17 @@ public final class DatagramSettings
 
     static int size(final String property, final int defaultValue)
     {
-        try
-        {
-            return SystemUtil.getSizeAsInt(property, defaultValue);
-        }
-        catch (final RuntimeException ex)
-        {
-            throw new IllegalArgumentException(property + ": " + ex.getMessage(), ex);
-        }
+        return PropertyValues.size(property, defaultValue);
     }
 
     static long duration(final String property, final long defaultNs)
     {
-        try
-        {
-            return SystemUtil.getDurationInNanos(property, defaultNs);
-        }
-        catch (final RuntimeException ex)
-        {
-            throw new IllegalArgumentException(property + ": " + ex.getMessage(), ex);
-        }
+        return PropertyValues.durationNs(property, defaultNs);
     }
 
     static double decimal(final String property, final double defaultValue)
     {
-        final String value = System.getProperty(property);
-        if (value == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            return Double.parseDouble(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(property + ": not a number '" + value + "'", ex);
-        }
+        return PropertyValues.decimal(property, defaultValue);
     }
 
     @Override

@@ -438,7 +438,8 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
                 }
                 catch (final RuntimeException ex)
                 {
-                    LOG.warn("counters listener {} failed on counter {} allocated: {}", listener, counterId, ex.toString());
+                    LOG.warn("counters listener {} failed on counter {} allocated: {}", listener, counterId,
+                        ex.toString());
                 }
             }
         }

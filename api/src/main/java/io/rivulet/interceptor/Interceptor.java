@@ -9,9 +9,9 @@ import io.rivulet.Responder;
  * starts. Register with {@code Rivulet.Context.interceptor(...)}; the node applies every interceptor to every
  * connection, client and server side. A node without interceptors wraps nothing.
  *
- * <p>Both methods are called once per connection: {@link #requester} on the thread that completes the connect,
- * {@link #responder} on the engine's conductor thread as the connection starts, so it must be quick and must not
- * block (build the wrapper; do the work in the wrapper's publishers). The wrappers run on the threads the wrapped
+ * <p>Both methods are called once per connection on the engine's conductor thread ({@link #responder} as the
+ * connection starts, {@link #requester} as its connect completes), so they must be quick and must not block:
+ * build the wrapper, and do the work in the wrapper's publishers. The wrappers run on the threads the wrapped
  * objects run on (see {@link Connection} and {@link Responder}). Implementations must be thread-safe.
  */
 public interface Interceptor

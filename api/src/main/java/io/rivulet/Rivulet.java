@@ -3,6 +3,8 @@ package io.rivulet;
 import io.rivulet.counters.NodeDirectory;
 import io.rivulet.counters.NodeFileWriter;
 import io.rivulet.engine.Conductor;
+import io.rivulet.interceptor.Interceptor;
+import io.rivulet.interceptor.Interceptors;
 import io.rivulet.engine.ConductorCommands;
 import io.rivulet.engine.FailStop;
 import io.rivulet.engine.RateLimitedLog;
@@ -151,6 +153,7 @@ public final class Rivulet implements AutoCloseable
             conductor = new Conductor(commands, driver, sender, context.nanoClock(), context.protocolSettings(),
                 context.outboundRingLength(), context.connectTimeoutNs(), counters, authenticator,
                 context.authTokenBytes(), extensions, errorHandler, context.log());
+            conductor.interceptors(Interceptors.of(context.interceptors()));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -582,6 +585,7 @@ public final class Rivulet implements AutoCloseable
         /** Limits the node's log lines of events a peer can cause in bulk; made by {@link #conclude()}. */
         private RateLimitedLog log;
         private final List<Function<Executor, NodeExtension>> extensions = new ArrayList<>();
+        private final List<Interceptor> interceptors = new ArrayList<>();
         private boolean concluded;
         /** Settings the application set through a setter: messages about them name the setter, not a property. */
         private final Set<String> assigned = new HashSet<>();
@@ -1151,6 +1155,26 @@ public final class Rivulet implements AutoCloseable
         public List<Function<Executor, NodeExtension>> extensions()
         {
             return List.copyOf(extensions);
+        }
+
+        /**
+         * Adds an interceptor that wraps every connection of the node: the {@link Connection} the application gets
+         * from {@code connect}, and the {@link Responder} each connection serves, client and server side. The first
+         * added is the outermost. Without any, nothing is wrapped.
+         *
+         * @param interceptor such as {@code RivuletObservations.interceptor(observationRegistry)}.
+         * @return this.
+         */
+        public Context interceptor(final Interceptor interceptor)
+        {
+            interceptors.add(java.util.Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /** @return the interceptors added with {@link #interceptor}, in order. */
+        public List<Interceptor> interceptors()
+        {
+            return List.copyOf(interceptors);
         }
 
         /**

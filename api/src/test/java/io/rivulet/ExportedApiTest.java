@@ -26,14 +26,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The packages applications use ({@code io.rivulet}, {@code spi}, {@code topic}, {@code region}, {@code counters},
- * {@code security}) never show the engine's or the protocol's classes: no public or protected member, supertype or
+ * {@code security}, {@code interceptor}) never show the engine's or the protocol's classes: no public or protected member, supertype or
  * type argument of an exported public type names a type in {@code io.rivulet.engine} or {@code io.rivulet.protocol}.
  * Those packages stay free to change.
  */
 class ExportedApiTest
 {
     private static final List<String> EXPORTED = List.of("io.rivulet", "io.rivulet.spi", "io.rivulet.topic",
-        "io.rivulet.region", "io.rivulet.counters", "io.rivulet.security");
+        "io.rivulet.region", "io.rivulet.counters", "io.rivulet.security", "io.rivulet.interceptor");
     private static final List<String> INTERNAL = List.of("io.rivulet.engine.", "io.rivulet.protocol.");
 
     @Test

@@ -40,6 +40,8 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
     private final ByteBuffer mapped;
     private final UnsafeBuffer header;
     private final CountersManager manager;
+    /** Who follows allocations and frees ({@link #addListener}); empty costs a volatile read per allocation. */
+    private final Listeners listeners = new Listeners();
     private final DistinctErrorLog errorLog;
     private final AtomicCounter heartbeat;
     private final String nodeName;
@@ -68,7 +70,7 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
         header = new UnsafeBuffer(buffer, 0, NodeFileLayout.HEADER_LENGTH);
         manager = new SerialCountersManager(
             new UnsafeBuffer(buffer, metadataOffset, metadataLength),
-            new UnsafeBuffer(buffer, valuesOffset, valuesLength));
+            new UnsafeBuffer(buffer, valuesOffset, valuesLength), listeners);
         errorLog = new DistinctErrorLog(new UnsafeBuffer(buffer, errorLogOffset, logLength), SystemEpochClock.INSTANCE,
             StandardCharsets.UTF_8);
         heartbeat = newCounter(CounterTypes.NODE_HEARTBEAT, CounterTypes.NO_OWNER, nodeName, "heartbeat (epoch ms)");
@@ -160,6 +162,7 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
     public AtomicCounter newCounter(final int typeId, final long ownerId, final String tag, final String label)
     {
         final byte[] tagBytes = truncate(tag == null ? "" : tag, MAX_TAG_LENGTH);
+        final AtomicCounter counter;
         synchronized (manager)
         {
             final int id = manager.allocate(label, typeId, key ->
@@ -168,8 +171,27 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
                 key.putBytes(Integer.BYTES, tagBytes);
             });
             manager.setCounterOwnerId(id, ownerId);
-            return new AtomicCounter(manager.valuesBuffer(), id, manager);
+            counter = new AtomicCounter(manager.valuesBuffer(), id, manager);
         }
+        listeners.allocated(counter.id());
+        return counter;
+    }
+
+    /**
+     * Tells a listener of every counter allocated and freed from now on (not of those already allocated: read
+     * them through {@link #countersReader()} after adding it).
+     *
+     * @param listener called on the allocating or freeing thread.
+     */
+    public void addListener(final CountersListener listener)
+    {
+        listeners.add(listener);
+    }
+
+    /** @param listener no longer told; a call under way may still reach it. */
+    public void removeListener(final CountersListener listener)
+    {
+        listeners.remove(listener);
     }
 
     /** Records an error in the distinct error log (any thread; a repeat only bumps its count and time). */
@@ -350,9 +372,12 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
     /** A counters manager whose allocation and freeing are serialised, since several threads allocate. */
     private static final class SerialCountersManager extends CountersManager
     {
-        SerialCountersManager(final AtomicBuffer metadata, final AtomicBuffer values)
+        private final Listeners listeners;
+
+        SerialCountersManager(final AtomicBuffer metadata, final AtomicBuffer values, final Listeners listeners)
         {
             super(metadata, values, StandardCharsets.UTF_8, SystemEpochClock.INSTANCE, FREE_TO_REUSE_MS);
+            this.listeners = listeners;
         }
 
         @Override
@@ -370,15 +395,68 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
         }
 
         @Override
-        public synchronized void free(final int counterId)
+        public void free(final int counterId)
         {
-            super.free(counterId);
+            synchronized (this)
+            {
+                super.free(counterId);
+            }
+            listeners.freed(counterId); // outside the lock: a listener may read the counters
         }
 
         @Override
         public synchronized void setCounterOwnerId(final int counterId, final long ownerId)
         {
             super.setCounterOwnerId(counterId, ownerId);
+        }
+    }
+
+    /** The listeners of one region; a failing one is logged and does not stop the others or the engine. */
+    private static final class Listeners
+    {
+        private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(NodeFileWriter.class);
+        private final java.util.concurrent.CopyOnWriteArrayList<CountersListener> list =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        void add(final CountersListener listener)
+        {
+            list.add(java.util.Objects.requireNonNull(listener, "listener"));
+        }
+
+        void remove(final CountersListener listener)
+        {
+            list.remove(listener);
+        }
+
+        void allocated(final int counterId)
+        {
+            for (final CountersListener listener : list)
+            {
+                try
+                {
+                    listener.onAllocated(counterId);
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOG.warn("counters listener {} failed on counter {} allocated: {}", listener, counterId,
+                        ex.toString());
+                }
+            }
+        }
+
+        void freed(final int counterId)
+        {
+            for (final CountersListener listener : list)
+            {
+                try
+                {
+                    listener.onFreed(counterId);
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOG.warn("counters listener {} failed on counter {} freed: {}", listener, counterId, ex.toString());
+                }
+            }
         }
     }
 }

@@ -7,6 +7,7 @@ import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.counters.NodeCounters;
+import io.rivulet.interceptor.Interceptors;
 import io.rivulet.protocol.MemoryBudget;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
@@ -87,6 +88,8 @@ public final class Conductor implements Agent, Executor
     private static final int FAILED_COMMANDS_LIMIT = 4096;
     /** Log lines a peer can cause in bulk (abnormal ends), limited per cause. */
     private final RateLimitedLog log;
+    /** Set once before the agents start; read by application threads in {@link #connect}. */
+    private volatile Interceptors interceptors = Interceptors.NONE;
     /** Set once the engine failed: what queued commands fail with. */
     private RivuletException failed;
 
@@ -140,6 +143,15 @@ public final class Conductor implements Agent, Executor
         this.timers = new ConductorTimers();
         this.memory = new MemoryBudget(settings.maxNodeMemory(), settings.maxConnectionMemory());
         this.rings = new RingPool(outboundRingLength, SPARE_RINGS, clock);
+    }
+
+    /**
+     * Before the agents start: the interceptors that wrap every connection (the application's {@link Connection}
+     * on connect, and each connection's {@link Responder} as it starts).
+     */
+    public void interceptors(final Interceptors interceptors)
+    {
+        this.interceptors = interceptors;
     }
 
     @Override
@@ -446,7 +458,8 @@ public final class Conductor implements Agent, Executor
                     result.tryEmitError(new RivuletException("cannot connect to " + address + ": " + ex.getMessage(), ex));
                 }
             });
-            return result.asMono();
+            // Interceptors wrap the connection the application gets; none, no wrapper.
+            return interceptors.isEmpty() ? result.asMono() : result.asMono().map(interceptors::requester);
         });
     }
 
@@ -571,8 +584,11 @@ public final class Conductor implements Agent, Executor
         // A server's connection gets its full ring only once SETUP is accepted: before, it is anyone's.
         final Outbound outbound = new Outbound(client ? outboundRingLength : Outbound.PRE_SETUP_RING_LENGTH,
             outboundRingLength, settings.maxFrameLength(), connectionCounters.backPressure(), memory, rings);
+        // The one place a connection's responder is wrapped by the interceptors (none: the same responder).
+        final Responder served = interceptors.responder(responder, connectionId, link.localAddress(),
+            link.remoteAddress(), client);
         final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings, connectionCounters,
-            client, responder, client ? null : authenticator, extensions, memory, this, errorHandler, now);
+            client, served, client ? null : authenticator, extensions, memory, this, errorHandler, now);
         LOG.debug("connection {} opened {} {} ({} -> {})", connectionId, client ? "to" : "from", link.remoteAddress(),
             link.localAddress(), link.remoteAddress());
         // One line when a connection ends abnormally (lost, protocol violation, rejected), with its id; at most one

@@ -9,69 +9,136 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.rivulet.Rivulet;
 import io.rivulet.counters.CounterTypes;
+import io.rivulet.counters.CountersListener;
+import io.rivulet.counters.NodeFileWriter;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Exposes a node's counters (the same ones {@code rivulet stat} reads) as Micrometer meters: a
  * {@link FunctionCounter} for each total and a {@link Gauge} for each level, named by
- * {@link CounterTypes#metricName(int)} and tagged with the node, and where it applies the connection id and
- * remote address, the topic, the UD path, the RDMA provider or the exception type.
+ * {@link CounterTypes#metricName(int)} and tagged with the node, and where it applies the connection id, the topic,
+ * the RDMA provider or the exception type.
  *
  * <pre>{@code
- * RivuletMetrics metrics = RivuletMetrics.of(node);
- * metrics.bindTo(registry);
- * // connections and topics come and go: call refresh() now and then (e.g. on each scrape) to follow them
- * metrics.refresh();
+ * RivuletMetrics.of(node).bindTo(registry);   // follows connections and topics as they come and go
  * }</pre>
  *
- * <p>Meters read the counters when the registry polls them; nothing runs on the engine's threads. Works as well
- * over another process's node file ({@code NodeFile.countersReader()}).
+ * <p>A binder made with {@link #of(Rivulet)} follows the node by itself: it listens to its counters being
+ * allocated and freed ({@link CountersListener}), so a new connection's or topic's meters appear as the
+ * connection or topic starts and go away when it ends, with nothing to call. A binder over another process's node
+ * file ({@code NodeFile.countersReader()}) cannot hear those events: call {@link #refresh()} now and then (on each
+ * scrape, say).
  *
- * <p>Thread-safe: {@link #bindTo} and {@link #refresh()} are serialised.
+ * <p>Remote addresses ({@code remote} on connection counters, {@code path} on UD path counters) are not tagged by
+ * default: under connection churn every peer port is a new time series (the cardinality trap Reactor Netty's
+ * issues #1075 and #1320 tell of). {@link #remoteAddressTags(boolean)} turns them on.
+ *
+ * <p>Meters read the counters when the registry polls them. Following costs nothing on the engine's hot path: the
+ * events come when a counter is allocated or freed (a connection or topic starting or ending, on the engine's
+ * conductor thread), and registering or removing a meter is what is done then.
+ *
+ * <p>Thread-safe: {@link #bindTo}, {@link #refresh()} and the followed events are serialised.
  */
-public final class RivuletMetrics implements MeterBinder
+public final class RivuletMetrics implements MeterBinder, AutoCloseable
 {
+    /** Tag keys whose values are remote addresses. */
+    private static final Set<String> ADDRESS_TAG_KEYS = Set.of("remote", "path");
+
     private final CountersReader counters;
     private final String nodeName;
+    private final NodeFileWriter followed;
+    private final CountersListener listener = new CountersListener()
+    {
+        @Override
+        public void onAllocated(final int counterId)
+        {
+            sync(counterId);
+        }
+
+        @Override
+        public void onFreed(final int counterId)
+        {
+            sync(counterId);
+        }
+    };
     private final List<MeterRegistry> registries = new ArrayList<>();
     /** Meters registered per counter slot, with what the slot held then, to notice a freed or reused slot. */
     private final Map<Integer, Bound> bound = new HashMap<>();
+    private boolean remoteAddressTags;
+    private boolean listening;
+    private boolean closed;
 
     /**
-     * @param counters a reader over a node's counters ({@code node.counters().reader()} or a node file's).
+     * A binder that does not follow the counters by itself: call {@link #refresh()} to pick up counters allocated
+     * and freed since. For another process's node file; for a node of this process use {@link #of(Rivulet)}.
+     *
+     * @param counters a reader over a node's counters ({@code NodeFile.countersReader()}).
      * @param nodeName the {@code node} tag.
      */
     public RivuletMetrics(final CountersReader counters, final String nodeName)
     {
-        this.counters = counters;
-        this.nodeName = nodeName;
+        this(counters, nodeName, null);
     }
 
-    /** @return a binder over a running node's counters, tagged with its name. */
+    private RivuletMetrics(final CountersReader counters, final String nodeName, final NodeFileWriter followed)
+    {
+        this.counters = counters;
+        this.nodeName = nodeName;
+        this.followed = followed;
+    }
+
+    /** @return a binder over a running node's counters, tagged with its name, that follows them by itself. */
     public static RivuletMetrics of(final Rivulet node)
     {
-        return new RivuletMetrics(node.counters().reader(), node.context().nodeName());
+        final NodeFileWriter nodeFile = node.counters().nodeFile();
+        return new RivuletMetrics(nodeFile.countersReader(), node.context().nodeName(), nodeFile);
+    }
+
+    /**
+     * Whether to tag per-connection meters with the peer's address ({@code remote}) and UD path meters with
+     * their path ({@code path}); off by default (every peer port would be a new time series). Applies to meters
+     * registered from then on: set it before {@link #bindTo}.
+     *
+     * @param enabled true to tag them.
+     * @return this.
+     */
+    public synchronized RivuletMetrics remoteAddressTags(final boolean enabled)
+    {
+        this.remoteAddressTags = enabled;
+        return this;
     }
 
     @Override
     public synchronized void bindTo(final MeterRegistry registry)
     {
+        if (closed)
+        {
+            throw new IllegalStateException("closed");
+        }
         registries.add(registry);
         for (final Bound counter : bound.values())
         {
             counter.meters.add(register(registry, counter));
         }
+        if (followed != null && !listening)
+        {
+            listening = true;
+            followed.addListener(listener); // first, so that nothing allocated during the scan below is missed
+        }
         refresh();
     }
 
     /**
-     * Registers meters for counters allocated since the last call (a new connection, topic or error type) and
-     * removes those whose counter was freed (a closed connection).
+     * Registers meters for counters allocated since the last call and removes those whose counter was freed. A
+     * binder made with {@link #of(Rivulet)} does this by itself as counters come and go, so calling it changes
+     * nothing there; a binder over another process's node file needs it.
      *
      * @return the number of counters with meters now.
      */
@@ -80,31 +147,90 @@ public final class RivuletMetrics implements MeterBinder
         final Map<Integer, Identity> live = new HashMap<>();
         counters.forEach((id, typeId, key, label) ->
             live.put(id, new Identity(typeId, counters.getCounterOwnerId(id), tag(key))));
-        bound.entrySet().removeIf(entry ->
+        for (final Integer id : new ArrayList<>(bound.keySet()))
         {
-            if (entry.getValue().identity.equals(live.get(entry.getKey())))
+            if (!bound.get(id).identity.equals(live.get(id)))
             {
-                return false;
+                unbind(id);
             }
-            for (int i = 0; i < entry.getValue().meters.size(); i++)
-            {
-                registries.get(i).remove(entry.getValue().meters.get(i));
-            }
-            return true;
-        });
+        }
         for (final Map.Entry<Integer, Identity> entry : live.entrySet())
         {
-            if (!bound.containsKey(entry.getKey()) && !registries.isEmpty())
+            if (!bound.containsKey(entry.getKey()))
             {
-                final Bound counter = new Bound(entry.getKey(), entry.getValue());
-                for (final MeterRegistry registry : registries)
-                {
-                    counter.meters.add(register(registry, counter));
-                }
-                bound.put(entry.getKey(), counter);
+                bind(entry.getKey(), entry.getValue());
             }
         }
         return bound.size();
+    }
+
+    /** Stops following the node's counters; the meters registered stay. Idempotent. */
+    @Override
+    public synchronized void close()
+    {
+        closed = true;
+        if (listening)
+        {
+            listening = false;
+            followed.removeListener(listener);
+        }
+    }
+
+    /** One slot changed: a counter allocated in it, or freed from it. */
+    private synchronized void sync(final int id)
+    {
+        if (closed)
+        {
+            return;
+        }
+        final Identity live = identityAt(id);
+        final Bound counter = bound.get(id);
+        if (counter != null && counter.identity.equals(live))
+        {
+            return;
+        }
+        if (counter != null)
+        {
+            unbind(id);
+        }
+        if (live != null)
+        {
+            bind(id, live);
+        }
+    }
+
+    private Identity identityAt(final int id)
+    {
+        if (id < 0 || id > counters.maxCounterId() || counters.getCounterState(id) != CountersReader.RECORD_ALLOCATED)
+        {
+            return null;
+        }
+        final UnsafeBuffer key = new UnsafeBuffer(counters.metaDataBuffer(),
+            CountersReader.metaDataOffset(id) + CountersReader.KEY_OFFSET, CountersReader.MAX_KEY_LENGTH);
+        return new Identity(counters.getCounterTypeId(id), counters.getCounterOwnerId(id), tag(key));
+    }
+
+    private void bind(final int id, final Identity identity)
+    {
+        if (registries.isEmpty())
+        {
+            return;
+        }
+        final Bound counter = new Bound(id, identity);
+        for (final MeterRegistry registry : registries)
+        {
+            counter.meters.add(register(registry, counter));
+        }
+        bound.put(id, counter);
+    }
+
+    private void unbind(final int id)
+    {
+        final Bound counter = bound.remove(id);
+        for (int i = 0; i < counter.meters.size(); i++)
+        {
+            registries.get(i).remove(counter.meters.get(i));
+        }
     }
 
     private Meter register(final MeterRegistry registry, final Bound counter)
@@ -127,7 +253,7 @@ public final class RivuletMetrics implements MeterBinder
             tags = tags.and("connection", Long.toString(identity.ownerId));
         }
         final String tagKey = CounterTypes.tagKey(identity.typeId);
-        if (!tagKey.isEmpty())
+        if (!tagKey.isEmpty() && (remoteAddressTags || !ADDRESS_TAG_KEYS.contains(tagKey)))
         {
             tags = tags.and(tagKey, identity.tag);
         }

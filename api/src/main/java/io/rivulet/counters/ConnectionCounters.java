@@ -31,6 +31,7 @@ public final class ConnectionCounters implements AutoCloseable
     private final AtomicCounter messagesOut;
     private final AtomicCounter creditStalls;
     private final AtomicCounter backPressure;
+    private final LatencyHistogram requestLatency;
 
     /**
      * @param connectionId          unique in the node; shown in labels and logs.
@@ -47,6 +48,7 @@ public final class ConnectionCounters implements AutoCloseable
      * @param setupsRejected        node-wide total.
      * @param setupTimeouts         node-wide total.
      * @param limitRejections       node-wide total.
+     * @param requestLatency        the node's request-response round-trip histogram (conductor).
      */
     public ConnectionCounters(
         final long connectionId,
@@ -62,7 +64,8 @@ public final class ConnectionCounters implements AutoCloseable
         final AtomicCounter connectionsClosed,
         final AtomicCounter setupsRejected,
         final AtomicCounter setupTimeouts,
-        final AtomicCounter limitRejections)
+        final AtomicCounter limitRejections,
+        final LatencyHistogram requestLatency)
     {
         this.connectionId = connectionId;
         this.remoteAddress = remoteAddress;
@@ -75,6 +78,7 @@ public final class ConnectionCounters implements AutoCloseable
         this.setupsRejected = setupsRejected;
         this.setupTimeouts = setupTimeouts;
         this.limitRejections = limitRejections;
+        this.requestLatency = requestLatency;
         framesIn = own(factory, CounterTypes.CONNECTION_FRAMES_IN, "frames in");
         bytesIn = own(factory, CounterTypes.CONNECTION_BYTES_IN, "bytes in");
         messagesIn = own(factory, CounterTypes.CONNECTION_MESSAGES_IN, "messages in");
@@ -163,6 +167,16 @@ public final class ConnectionCounters implements AutoCloseable
         {
             messagesOut.getAndAddRelease(messages);
         }
+    }
+
+    /**
+     * Conductor: a request-response this node sent got its reply.
+     *
+     * @param roundTripNs from writing the request into the outbound ring to the reply's arrival.
+     */
+    public void onRequestResponseReply(final long roundTripNs)
+    {
+        requestLatency.record(roundTripNs);
     }
 
     /** @return the connection's credit-stall counter (producer threads; rolls up into the node's). */

@@ -88,6 +88,11 @@ public final class CounterTypes
     public static final int TOPIC_SUBSCRIBERS = 202;
     /** Total: slow-consumer events of a publication (subscribers dropped, conflated or cut off). Sampled. */
     public static final int TOPIC_DROPS = 203;
+    /**
+     * Total: bytes a publication appended to its log: each message's data with its record and frame headers (and the
+     * padding at the log's wrap). Sampled; {@code rivulet stat} prints it per second as the topic's byte rate.
+     */
+    public static final int TOPIC_LOG_BYTES = 204;
 
     // ---------------------------------------------------------- per UD path (300..399), reliable UD (NAK, cwnd)
 
@@ -165,6 +170,7 @@ public final class CounterTypes
             case TOPIC_BACK_PRESSURE: return "rivulet.topic.back.pressure";
             case TOPIC_SUBSCRIBERS: return "rivulet.topic.subscribers";
             case TOPIC_DROPS: return "rivulet.topic.drops";
+            case TOPIC_LOG_BYTES: return "rivulet.topic.log.bytes";
             case UD_NAKS_SENT: return "rivulet.ud.naks.sent";
             case UD_NAKS_RECEIVED: return "rivulet.ud.naks.received";
             case UD_RETRANSMISSIONS: return "rivulet.ud.retransmissions";

@@ -64,6 +64,11 @@ public final class NodeCounters implements AutoCloseable
     public final AtomicCounter regionOpsEmulated;
     /** One-sided region operations this node posted to peers' memory (conductor). */
     public final AtomicCounter regionOpsPosted;
+    /**
+     * Requester-side request-response round trips, from the request written into the outbound ring to its reply
+     * handed over, in the node file's histogram region (conductor, the single writer).
+     */
+    public final LatencyHistogram requestLatency;
 
     /** Counters in a private in-memory region: for unit tests and benchmarks that run without a node. */
     public NodeCounters()
@@ -95,6 +100,7 @@ public final class NodeCounters implements AutoCloseable
         linksRejected = node(CounterTypes.NODE_LINKS_REJECTED, "links rejected");
         regionOpsEmulated = node(CounterTypes.NODE_REGION_OPS_EMULATED, "region ops emulated");
         regionOpsPosted = node(CounterTypes.NODE_REGION_OPS_POSTED, "region ops posted one-sided");
+        requestLatency = nodeFile.histogram(NodeFileLayout.HISTOGRAM_REQUEST_RESPONSE);
     }
 
     /** @return a reader over every counter, for tools and tests. */
@@ -144,7 +150,7 @@ public final class NodeCounters implements AutoCloseable
             {
                 return new ConnectionCounters(connectionId, remoteAddress, region, framesReceived, bytesReceived,
                     messagesReceived, creditStalls, backPressureEvents, protocolErrors, connectionsLost,
-                    connectionsClosed, setupsRejected, setupTimeouts, limitRejections);
+                    connectionsClosed, setupsRejected, setupTimeouts, limitRejections, requestLatency);
             }
             catch (final IllegalStateException full)
             {

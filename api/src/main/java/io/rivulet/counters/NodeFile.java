@@ -34,6 +34,10 @@ public final class NodeFile implements AutoCloseable
     private final UnsafeBuffer header;
     private final CountersReader counters;
     private final UnsafeBuffer errorLog;
+    /** Null for a version 1 file, which has no histograms. */
+    private final UnsafeBuffer histograms;
+    private final int histogramCount;
+    private final int version;
     private final int heartbeatCounterId;
     private final String nodeName;
 
@@ -53,16 +57,29 @@ public final class NodeFile implements AutoCloseable
         {
             throw new IOException(where() + (magic == 0 ? "not ready yet (the node is starting)" : "not a node file"));
         }
-        final int version = header.getInt(NodeFileLayout.VERSION_OFFSET);
-        if (version != NodeFileLayout.VERSION)
+        version = header.getInt(NodeFileLayout.VERSION_OFFSET);
+        if (version < NodeFileLayout.MIN_READABLE_VERSION || version > NodeFileLayout.VERSION)
         {
-            throw new IOException(where() + "layout version " + version + ", this reader knows " + NodeFileLayout.VERSION);
+            throw new IOException(where() + "layout version " + version + ", this reader knows versions " +
+                NodeFileLayout.MIN_READABLE_VERSION + " to " + NodeFileLayout.VERSION +
+                (version > NodeFileLayout.VERSION ? " (written by a newer Rivulet: use its tools)" : ""));
         }
         counters = new CountersReader(
             region(NodeFileLayout.METADATA_OFFSET_OFFSET, NodeFileLayout.METADATA_LENGTH_OFFSET, "metadata"),
             region(NodeFileLayout.VALUES_OFFSET_OFFSET, NodeFileLayout.VALUES_LENGTH_OFFSET, "values"),
             StandardCharsets.UTF_8);
         errorLog = region(NodeFileLayout.ERROR_LOG_OFFSET_OFFSET, NodeFileLayout.ERROR_LOG_LENGTH_OFFSET, "error log");
+        if (version >= 2)
+        {
+            histograms = region(NodeFileLayout.HISTOGRAMS_OFFSET_OFFSET, NodeFileLayout.HISTOGRAMS_LENGTH_OFFSET,
+                "histogram");
+            histogramCount = checkHistograms(histograms);
+        }
+        else
+        {
+            histograms = null;
+            histogramCount = 0;
+        }
         if (counters.metaDataBuffer().capacity() < NodeFileLayout.metadataLength(counters.maxCounterId() + 1))
         {
             throw new IOException(where() + "metadata region too small for its values region");
@@ -126,6 +143,28 @@ public final class NodeFile implements AutoCloseable
     public Path file()
     {
         return file;
+    }
+
+    /**
+     * @return the layout version the node wrote, {@link NodeFileLayout#MIN_READABLE_VERSION} to
+     * {@link NodeFileLayout#VERSION}.
+     */
+    public int version()
+    {
+        return version;
+    }
+
+    /**
+     * @param id a histogram id of {@link NodeFileLayout}, e.g. {@link NodeFileLayout#HISTOGRAM_REQUEST_RESPONSE}.
+     * @return the histogram's counts now, or null when the file has none of that id (a version 1 file has none).
+     */
+    public HistogramSnapshot histogram(final int id)
+    {
+        if (histograms == null || id < 0 || id >= histogramCount)
+        {
+            return null;
+        }
+        return HistogramSnapshot.read(histograms, NodeFileLayout.HISTOGRAM_SLOTS_OFFSET + id * LatencyHistogram.LENGTH);
     }
 
     /** @return the node's name. */
@@ -288,6 +327,28 @@ public final class NodeFile implements AutoCloseable
                 ", file " + mapping.capacity() + " bytes)");
         }
         return new UnsafeBuffer(mapping, offset, length);
+    }
+
+    /** @return the histograms the region holds, after checking that its buckets are the ones this reader knows. */
+    private int checkHistograms(final UnsafeBuffer region) throws IOException
+    {
+        final int buckets = region.getInt(NodeFileLayout.HISTOGRAM_BUCKETS_OFFSET);
+        final int unitShift = region.getInt(NodeFileLayout.HISTOGRAM_UNIT_SHIFT_OFFSET);
+        final int subBucketBits = region.getInt(NodeFileLayout.HISTOGRAM_SUB_BUCKET_BITS_OFFSET);
+        if (buckets != LatencyHistogram.BUCKET_COUNT || unitShift != LatencyHistogram.UNIT_SHIFT ||
+            subBucketBits != LatencyHistogram.SUB_BUCKET_BITS)
+        {
+            throw new IOException(where() + "histograms of " + buckets + " buckets (unit shift " + unitShift +
+                ", sub-bucket bits " + subBucketBits + "), this reader knows " + LatencyHistogram.BUCKET_COUNT + " (" +
+                LatencyHistogram.UNIT_SHIFT + ", " + LatencyHistogram.SUB_BUCKET_BITS + ")");
+        }
+        final int count = region.getInt(NodeFileLayout.HISTOGRAM_COUNT_OFFSET);
+        if (count < 0 || (long)NodeFileLayout.HISTOGRAM_SLOTS_OFFSET + (long)count * LatencyHistogram.LENGTH >
+            region.capacity())
+        {
+            throw new IOException(where() + "histogram count out of range: " + count);
+        }
+        return count;
     }
 
     private String where()

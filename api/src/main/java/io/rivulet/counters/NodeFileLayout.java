@@ -22,18 +22,32 @@ import org.agrona.concurrent.status.CountersReader;
  * 260 int   failure cause length (bytes, at most 1024)
  * 264 long  failure time, epoch ms
  * 272 ...   failure cause, UTF-8: the error's class and message
- * 4096      counters metadata (512 bytes per counter), values (128 per counter), error log
+ * 1296 int  histogram region offset     1300 int histogram region length      (version 2)
+ * 4096      counters metadata (512 bytes per counter), values (128 per counter), error log, histograms
+ * </pre>
+ *
+ * <p>The histogram region (version 2), page-aligned after the error log:
+ *
+ * <pre>
+ *  0  int   histograms in the region      4 int buckets per histogram ({@link LatencyHistogram#BUCKET_COUNT})
+ *  8  int   unit shift (ns to units)     12 int sub-bucket bits
+ * 64  ...   one slot of {@link LatencyHistogram#LENGTH} bytes per histogram, by id
+ *           ({@link #HISTOGRAM_REQUEST_RESPONSE} is 0)
  * </pre>
  *
  * <p>The status fields came after version 1's first files, in header space that was zero before; a file of an
- * earlier writer reads as running, and the heartbeat tells whether it is (old readers ignore the fields).
+ * earlier writer reads as running, and the heartbeat tells whether it is (old readers ignore the fields). Version 2
+ * added the histogram region: a version 2 reader reads a version 1 file without histograms, a version 1 reader
+ * refuses a version 2 file.
  */
 public final class NodeFileLayout
 {
     /** "RIVN" in little-endian ASCII. */
     public static final int MAGIC = 0x4E564952;
-    /** Bumped on any incompatible change; readers refuse other versions. */
-    public static final int VERSION = 1;
+    /** Bumped on any change of layout; readers refuse versions they do not know. */
+    public static final int VERSION = 2;
+    /** The oldest version this reader reads (version 1 had no histograms). */
+    public static final int MIN_READABLE_VERSION = 1;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -54,6 +68,22 @@ public final class NodeFileLayout
     public static final int FAILURE_TIME_OFFSET = 264;
     public static final int FAILURE_CAUSE_OFFSET = 272;
     public static final int MAX_FAILURE_CAUSE_LENGTH = 1024;
+    public static final int HISTOGRAMS_OFFSET_OFFSET = 1296;
+    public static final int HISTOGRAMS_LENGTH_OFFSET = 1300;
+    /** In the histogram region: how many histograms, buckets each, unit shift, sub-bucket bits. */
+    public static final int HISTOGRAM_COUNT_OFFSET = 0;
+    public static final int HISTOGRAM_BUCKETS_OFFSET = 4;
+    public static final int HISTOGRAM_UNIT_SHIFT_OFFSET = 8;
+    public static final int HISTOGRAM_SUB_BUCKET_BITS_OFFSET = 12;
+    /** In the histogram region: where the first histogram's slot starts. */
+    public static final int HISTOGRAM_SLOTS_OFFSET = 64;
+    /**
+     * Histogram id: requester-side request-response round trip, from the conductor writing the request into the
+     * outbound ring to the conductor handing the reply (or empty completion) over; failed requests are not recorded.
+     */
+    public static final int HISTOGRAM_REQUEST_RESPONSE = 0;
+    /** Histograms a node file holds. */
+    public static final int HISTOGRAM_COUNT = 1;
     /** Status: running (or written by a writer that had no status field). */
     public static final int STATUS_RUNNING = 0;
     /** Status: closed cleanly. */
@@ -88,10 +118,16 @@ public final class NodeFileLayout
         return BitUtil.align(Math.max(requested, 4096), 4096);
     }
 
+    /** @return bytes of the histogram region, a whole number of pages. */
+    public static int histogramsLength()
+    {
+        return BitUtil.align(HISTOGRAM_SLOTS_OFFSET + HISTOGRAM_COUNT * LatencyHistogram.LENGTH, 4096);
+    }
+
     /** @return the whole file's length. */
     public static long fileLength(final int maxCounters, final int errorLogLength)
     {
         return (long)HEADER_LENGTH + metadataLength(maxCounters) + valuesLength(maxCounters) +
-            errorLogLength(errorLogLength);
+            errorLogLength(errorLogLength) + histogramsLength();
     }
 }

@@ -44,6 +44,8 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
     private final Listeners listeners = new Listeners();
     private final DistinctErrorLog errorLog;
     private final AtomicCounter heartbeat;
+    private final UnsafeBuffer histograms;
+    private final LatencyHistogram[] histogramWriters = new LatencyHistogram[NodeFileLayout.HISTOGRAM_COUNT];
     private final String nodeName;
     private boolean closed;
     private boolean dead;
@@ -66,6 +68,8 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
         final int metadataOffset = NodeFileLayout.HEADER_LENGTH;
         final int valuesOffset = metadataOffset + metadataLength;
         final int errorLogOffset = valuesOffset + valuesLength;
+        final int histogramsOffset = errorLogOffset + logLength;
+        final int histogramsLength = NodeFileLayout.histogramsLength();
 
         header = new UnsafeBuffer(buffer, 0, NodeFileLayout.HEADER_LENGTH);
         manager = new SerialCountersManager(
@@ -75,6 +79,16 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
             StandardCharsets.UTF_8);
         heartbeat = newCounter(CounterTypes.NODE_HEARTBEAT, CounterTypes.NO_OWNER, nodeName, "heartbeat (epoch ms)");
         heartbeat.setRelease(System.currentTimeMillis());
+        histograms = new UnsafeBuffer(buffer, histogramsOffset, histogramsLength);
+        histograms.putInt(NodeFileLayout.HISTOGRAM_COUNT_OFFSET, NodeFileLayout.HISTOGRAM_COUNT);
+        histograms.putInt(NodeFileLayout.HISTOGRAM_BUCKETS_OFFSET, LatencyHistogram.BUCKET_COUNT);
+        histograms.putInt(NodeFileLayout.HISTOGRAM_UNIT_SHIFT_OFFSET, LatencyHistogram.UNIT_SHIFT);
+        histograms.putInt(NodeFileLayout.HISTOGRAM_SUB_BUCKET_BITS_OFFSET, LatencyHistogram.SUB_BUCKET_BITS);
+        for (int id = 0; id < histogramWriters.length; id++)
+        {
+            histogramWriters[id] = new LatencyHistogram(histograms,
+                NodeFileLayout.HISTOGRAM_SLOTS_OFFSET + id * LatencyHistogram.LENGTH);
+        }
 
         final byte[] name = truncate(nodeName, NodeFileLayout.MAX_NODE_NAME_LENGTH);
         header.putInt(NodeFileLayout.VERSION_OFFSET, NodeFileLayout.VERSION);
@@ -89,6 +103,8 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
         header.putInt(NodeFileLayout.HEARTBEAT_COUNTER_ID_OFFSET, heartbeat.id());
         header.putInt(NodeFileLayout.NODE_NAME_LENGTH_OFFSET, name.length);
         header.putBytes(NodeFileLayout.NODE_NAME_OFFSET, name);
+        header.putInt(NodeFileLayout.HISTOGRAMS_OFFSET_OFFSET, histogramsOffset);
+        header.putInt(NodeFileLayout.HISTOGRAMS_LENGTH_OFFSET, histogramsLength);
         // Last, with release semantics: a reader that sees the magic sees everything above.
         header.putIntRelease(NodeFileLayout.MAGIC_OFFSET, NodeFileLayout.MAGIC);
     }
@@ -192,6 +208,15 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
     public void removeListener(final CountersListener listener)
     {
         listeners.remove(listener);
+    }
+
+    /**
+     * @param id a histogram id of {@link NodeFileLayout}, e.g. {@link NodeFileLayout#HISTOGRAM_REQUEST_RESPONSE}.
+     * @return the histogram's writer (one per id: it has a single writer).
+     */
+    public LatencyHistogram histogram(final int id)
+    {
+        return histogramWriters[id];
     }
 
     /** Records an error in the distinct error log (any thread; a repeat only bumps its count and time). */

@@ -31,6 +31,9 @@ public final class Sender implements Agent
     private final NodeCounters counters;
     private final ControlledMessageHandler frameHandler = this::onFrame;
     private ReliableLink currentLink;
+    /** The connection being drained, and whether it logs the frames it sends (decided when it was created). */
+    private ConnectionOutput currentConnection;
+    private boolean logFrames;
     private int framesSent;
     private long bytesSent;
     /** What the current connection's send wrote, for its own counters. */
@@ -105,6 +108,8 @@ public final class Sender implements Agent
     {
         final ReliableLink link = connection.link();
         currentLink = link;
+        currentConnection = connection;
+        logFrames = connection.logsFrames();
         connectionFrames = 0;
         connectionBytes = 0;
         connectionMessages = 0;
@@ -141,6 +146,10 @@ public final class Sender implements Agent
             if (FrameHeader.endsMessage(buffer, index, length))
             {
                 connectionMessages++;
+            }
+            if (logFrames)
+            {
+                currentConnection.logFrameSent(buffer, index, length); // after the offer: only what the link took
             }
             return ControlledMessageHandler.Action.CONTINUE;
         }

@@ -31,6 +31,8 @@ final class ConnectionExtensions implements ConnectionServices
     private final Consumer<Throwable> errorHandler;
     private final ConnectionExtension[] extensions;
     private final ConnectionExtension[] byFrameType;
+    /** Frames extensions offer straight to the link (topic data), for {@link FrameLogger}; null when off. */
+    private final FrameLogger sentFrames;
 
     ConnectionExtensions(
         final List<NodeExtension> nodeExtensions,
@@ -49,6 +51,7 @@ final class ConnectionExtensions implements ConnectionServices
         this.counters = counters;
         this.settings = settings;
         this.errorHandler = errorHandler;
+        this.sentFrames = FrameLogger.outbound(counters.connectionId(), link);
         this.extensions = new ConnectionExtension[nodeExtensions.size()];
         this.byFrameType = new ConnectionExtension[ExtensionFrameTypes.TABLE_LENGTH];
         final boolean[] claimed = new boolean[ExtensionFrameTypes.TABLE_LENGTH];
@@ -120,7 +123,15 @@ final class ConnectionExtensions implements ConnectionServices
     @Override
     public boolean offer(final DirectBuffer buffer, final int offset, final int length)
     {
-        return link.offer(buffer, offset, length);
+        if (!link.offer(buffer, offset, length))
+        {
+            return false;
+        }
+        if (sentFrames != null)
+        {
+            sentFrames.log(buffer, offset, length);
+        }
+        return true;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.rivulet.protocol;
 
 import io.rivulet.spi.ReliableLink;
+import org.agrona.DirectBuffer;
 
 import java.io.IOException;
 
@@ -24,6 +25,20 @@ public interface ConnectionOutput
 
     /** Frames the sender wrote to the link in one pass, for the connection's counters. */
     void onFramesSent(int frames, long bytes, int messages);
+
+    /**
+     * @return whether the sender should pass each frame it writes to {@link #logFrameSent} (the frame logger was at
+     * DEBUG when the connection was created); asked once per pass over the connection.
+     */
+    default boolean logsFrames()
+    {
+        return false;
+    }
+
+    /** A frame the sender just wrote to the link, in order, for the frame logger; only when {@link #logsFrames()}. */
+    default void logFrameSent(final DirectBuffer buffer, final int offset, final int length)
+    {
+    }
 
     /** Writing to the link failed; the conductor loses the connection. */
     void onSendFailed(IOException failure);

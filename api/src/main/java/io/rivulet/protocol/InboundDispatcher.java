@@ -32,6 +32,8 @@ final class InboundDispatcher implements FrameHandler
     private final ConnectionExtensions extensions;
     private final ConnectionCounters counters;
     private final String remoteAddress;
+    /** Null unless {@link FrameLogger} was at DEBUG when the connection was created. */
+    private final FrameLogger receivedFrames;
     private long nowNs;
 
     InboundDispatcher(
@@ -43,7 +45,8 @@ final class InboundDispatcher implements FrameHandler
         final ConnectionClose close,
         final ConnectionExtensions extensions,
         final ConnectionCounters counters,
-        final String remoteAddress)
+        final String remoteAddress,
+        final FrameLogger receivedFrames)
     {
         this.reader = reader;
         this.api = api;
@@ -54,6 +57,7 @@ final class InboundDispatcher implements FrameHandler
         this.extensions = extensions;
         this.counters = counters;
         this.remoteAddress = remoteAddress;
+        this.receivedFrames = receivedFrames;
     }
 
     /** Conductor: the clock of the cycle whose frames come next. */
@@ -65,6 +69,10 @@ final class InboundDispatcher implements FrameHandler
     @Override
     public void onFrame(final DirectBuffer buffer, final int offset, final int length)
     {
+        if (receivedFrames != null)
+        {
+            receivedFrames.log(buffer, offset, length);
+        }
         if (close.isClosing())
         {
             return;

@@ -20,6 +20,7 @@ import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.Violation;
 import io.rivulet.topic.TopicEndpoint;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import reactor.core.publisher.Sinks;
@@ -70,6 +71,8 @@ public final class ProtocolConnection implements ConnectionOutput
     private final ConnectionFacade api;
     private final ConnectionMemory memory;
     private final boolean client;
+    /** Frames the sender drains from the ring, for {@link FrameLogger}; null when it was off at creation. */
+    private final FrameLogger sentFrames;
     /** Set by the sender when it sent application messages, cleared by the conductor's idle check. */
     private volatile boolean messagesSent;
     private long nowNs;
@@ -131,6 +134,7 @@ public final class ProtocolConnection implements ConnectionOutput
         this.remoteAddress = link.remoteAddress();
         this.client = client;
         this.nowNs = nowNs;
+        this.sentFrames = FrameLogger.outbound(counters.connectionId(), link);
         final FrameReader reader = new FrameReader();
         final ControlFrames control = new ControlFrames(outbound);
         streams = new StreamTable(client);
@@ -148,7 +152,7 @@ public final class ProtocolConnection implements ConnectionOutput
         final InboundStreams inboundStreams = new InboundStreams(this, streams, reader, control, extensions, settings,
             counters, responder, errorHandler, client, link.localAddress());
         dispatcher = new InboundDispatcher(reader, api, setup, inboundStreams, keepalive, close, extensions, counters,
-            remoteAddress);
+            remoteAddress, FrameLogger.inbound(counters.connectionId(), link));
     }
 
     /**
@@ -214,6 +218,18 @@ public final class ProtocolConnection implements ConnectionOutput
         {
             messagesSent = true; // the connection is in use: the idle check sees it on its next cycle
         }
+    }
+
+    @Override
+    public boolean logsFrames()
+    {
+        return sentFrames != null;
+    }
+
+    @Override
+    public void logFrameSent(final DirectBuffer buffer, final int offset, final int length)
+    {
+        sentFrames.log(buffer, offset, length);
     }
 
     @Override

@@ -44,6 +44,8 @@ final class ProtocolStream
     /** Frame type and credits of a request whose fragments are still arriving. */
     int assemblingRequestType;
     int assemblingInitialRequestN;
+    /** System.nanoTime() when a requester response's request went out, for the node's round-trip histogram. */
+    private long requestSentNs;
 
     // The opening of a requester channel waits for the outbound producer's first signal.
     private Message firstMessage;
@@ -223,6 +225,7 @@ final class ProtocolStream
         {
             case REQUESTER_RESPONSE:
                 open = true;
+                requestSentNs = System.nanoTime();
                 writer.sendMessage(FrameType.REQUEST_RESPONSE, 0, FrameFlags.NEXT, request);
                 break;
 
@@ -343,6 +346,11 @@ final class ProtocolStream
         if (inbound == null)
         {
             return false;
+        }
+        if (kind == Kind.REQUESTER_RESPONSE)
+        {
+            // Before the subscriber sees the reply, so that the round trip is in the histogram once it has.
+            connection.counters().onRequestResponseReply(System.nanoTime() - requestSentNs);
         }
         if (FrameFlags.isSet(flags, FrameFlags.NEXT) && !inbound.onMessage(message, false))
         {

@@ -5,9 +5,10 @@ import io.rivulet.counters.CounterTypes;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * One publication's counters in the node file: messages published, subscribers now, slow-consumer drops and
- * back-pressure results. The conductor copies them from the publication's own statistics on each heartbeat
- * ({@link TopicRegistry#sampleCounters()}), so publishing pays nothing for them; they lag by up to ~100 ms.
+ * One publication's counters in the node file: messages published, subscribers now, slow-consumer drops,
+ * back-pressure results and bytes appended to its log. The conductor copies them from the publication's own
+ * statistics on each heartbeat ({@link TopicRegistry#sampleCounters()}), so publishing pays nothing for them; they
+ * lag by up to ~100 ms.
  *
  * <p>Conductor only.
  */
@@ -17,6 +18,7 @@ final class TopicCounters implements AutoCloseable
     private final AtomicCounter subscribers;
     private final AtomicCounter drops;
     private final AtomicCounter backPressure;
+    private final AtomicCounter logBytes;
 
     TopicCounters(final CounterFactory factory, final String topic)
     {
@@ -28,6 +30,8 @@ final class TopicCounters implements AutoCloseable
             "topic " + topic + " slow-consumer events");
         backPressure = factory.newCounter(CounterTypes.TOPIC_BACK_PRESSURE, CounterTypes.NO_OWNER, topic,
             "topic " + topic + " back-pressured offers");
+        logBytes = factory.newCounter(CounterTypes.TOPIC_LOG_BYTES, CounterTypes.NO_OWNER, topic,
+            "topic " + topic + " log bytes");
     }
 
     void sample(final Publication publication)
@@ -36,6 +40,7 @@ final class TopicCounters implements AutoCloseable
         subscribers.setRelease(publication.subscriberCount());
         drops.setRelease(publication.slowConsumerEvents());
         backPressure.setRelease(publication.backPressureEvents());
+        logBytes.setRelease(publication.published());
     }
 
     @Override
@@ -45,5 +50,6 @@ final class TopicCounters implements AutoCloseable
         subscribers.close();
         drops.close();
         backPressure.close();
+        logBytes.close();
     }
 }

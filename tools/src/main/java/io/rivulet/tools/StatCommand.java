@@ -15,10 +15,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code rivulet stat}: reads the node files of running nodes (read-only mappings, so the nodes do not notice)
- * and prints their counters and recent errors, refreshing every interval.
+ * and prints their counters, request-response latency percentiles, per-topic and per-connection rates and recent
+ * errors, refreshing every interval. Rates are differences between two samples: {@code --once} takes a first,
+ * silent sample and prints the second, one interval later.
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
-    description = "Print the counters and recent errors of running nodes, refreshed every interval.")
+    description = "Print the counters, request-response latency percentiles, per-topic and per-connection rates " +
+        "and recent errors of running nodes, refreshed every interval.")
 final class StatCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -32,11 +35,13 @@ final class StatCommand implements Callable<Integer>
         description = "only nodes whose name (or file name) starts with NAME")
     String node;
 
-    @Option(names = "--once", description = "print one sample and exit")
+    @Option(names = "--once",
+        description = "print one sample and exit (taken one interval after a first sample, for the rates)")
     boolean once;
 
     @Option(names = "--interval", paramLabel = "MS", defaultValue = "1000",
-        description = "milliseconds between refreshes (default ${DEFAULT-VALUE})")
+        description = "milliseconds between samples: refreshes, and the span rates are measured over " +
+            "(default ${DEFAULT-VALUE})")
     long intervalMs;
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "0",
@@ -65,6 +70,11 @@ final class StatCommand implements Callable<Integer>
         final boolean clear = !once && System.console() != null;
         final int samples = once ? 1 : count;
         int found = 0;
+        if (once)
+        {
+            sample(dir, report, new StringBuilder()); // the baseline the printed sample's rates are measured from
+            TimeUnit.MILLISECONDS.sleep(intervalMs);
+        }
         for (int sample = 0; samples == 0 || sample < samples; sample++)
         {
             if (sample > 0)

@@ -1080,7 +1080,7 @@ public final class Rivulet implements AutoCloseable
 
         /**
          * Counter slots in the node file ({@code rivulet.maxCounters}, 1024): 640 bytes each; a connection takes
-         * 8, a publication 4.
+         * 8, a publication 5.
          */
         public Context maxCounters(final int maxCounters)
         {

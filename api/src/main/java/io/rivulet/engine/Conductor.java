@@ -1,5 +1,6 @@
 package io.rivulet.engine;
 
+import io.rivulet.Acceptor;
 import io.rivulet.Connection;
 import io.rivulet.LimitExceededException;
 import io.rivulet.Responder;
@@ -13,6 +14,7 @@ import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.protocol.RingPool;
 import io.rivulet.security.Authenticator;
+import io.rivulet.serde.Codecs;
 import io.rivulet.spi.LinkConnector;
 import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.NodeExtension;
@@ -80,6 +82,8 @@ public final class Conductor implements Agent, Executor
     /** Who may connect to this node's servers (null: everyone) and the token its clients send in SETUP. */
     private final Authenticator authenticator;
     private final byte[] setupMetadata;
+    /** The codecs routed requests encode with: the node's. Set before the conductor starts. */
+    private Codecs codecs = Codecs.defaults();
     /** Accepted links refused for the connection limit, waiting (bounded) for their peer to read the error. */
     private final ArrayList<ConnectionRefusal> refusals = new ArrayList<>();
     private static final int MAX_REFUSALS = 64;
@@ -379,12 +383,28 @@ public final class Conductor implements Agent, Executor
         return quiescent;
     }
 
+    /** Before the conductor starts: the node's codecs, which its connections' routed requests encode with. */
+    public void codecs(final Codecs codecs)
+    {
+        this.codecs = codecs;
+    }
+
     /**
      * Any thread: listens on an address.
      *
      * @return the server once bound.
      */
     public Mono<Server> bind(final String address, final Responder responder)
+    {
+        return bind(address, Acceptor.of(responder));
+    }
+
+    /**
+     * Any thread: listens on an address; the acceptor chooses each accepted connection's responder from its SETUP.
+     *
+     * @return the server once bound.
+     */
+    public Mono<Server> bind(final String address, final Acceptor acceptor)
     {
         return Mono.defer(() ->
         {
@@ -398,7 +418,7 @@ public final class Conductor implements Agent, Executor
                 }
                 try
                 {
-                    final BoundServer server = new BoundServer(driver.listen(address), responder);
+                    final BoundServer server = new BoundServer(driver.listen(address), acceptor);
                     servers.add(server);
                     LOG.debug("listening on {} ({})", server.localAddress, driver.getClass().getSimpleName());
                     result.tryEmitValue(server);
@@ -419,6 +439,17 @@ public final class Conductor implements Agent, Executor
      */
     public Mono<Connection> connect(final String address, final Responder responder)
     {
+        return connect(address, responder, setupMetadata, new byte[0]);
+    }
+
+    /**
+     * Any thread: connects to an address and sends SETUP with this metadata and data.
+     *
+     * @return the connection once the server accepted SETUP.
+     */
+    public Mono<Connection> connect(
+        final String address, final Responder responder, final byte[] setupMetadata, final byte[] setupData)
+    {
         return Mono.defer(() ->
         {
             final Sinks.One<Connection> result = Sinks.one();
@@ -438,8 +469,8 @@ public final class Conductor implements Agent, Executor
                 }
                 try
                 {
-                    connects.add(new PendingConnect(address, driver.connect(address), responder, result,
-                        nowNs + connectTimeoutNs));
+                    connects.add(new PendingConnect(address, driver.connect(address), responder, setupMetadata,
+                        setupData, result, nowNs + connectTimeoutNs));
                 }
                 catch (final IOException | RuntimeException ex)
                 {
@@ -492,7 +523,7 @@ public final class Conductor implements Agent, Executor
                     }
                     else
                     {
-                        startConnection(link, false, server.responder, now);
+                        startConnection(link, false, server.acceptor, now);
                     }
                     work++;
                 }
@@ -528,7 +559,7 @@ public final class Conductor implements Agent, Executor
                 {
                     connects.remove(i);
                     final ProtocolConnection connection = startConnection(link, true, connect.responder, now);
-                    connection.sendSetup(setupMetadata, new byte[0]);
+                    connection.sendSetup(connect.setupMetadata, connect.setupData);
                     // The connect completes when the server accepts SETUP (its first frame), fails when it refuses.
                     connection.awaitAcceptance(connect.result);
                     work++;
@@ -564,6 +595,14 @@ public final class Conductor implements Agent, Executor
     }
 
     private ProtocolConnection startConnection(
+        final ReliableLink link, final boolean client, final Acceptor acceptor, final long now)
+    {
+        final ProtocolConnection connection = startConnection(link, client, Responder.none(), now);
+        connection.acceptor(acceptor);
+        return connection;
+    }
+
+    private ProtocolConnection startConnection(
         final ReliableLink link, final boolean client, final Responder responder, final long now)
     {
         final long connectionId = counters.nextConnectionId();
@@ -573,6 +612,7 @@ public final class Conductor implements Agent, Executor
             outboundRingLength, settings.maxFrameLength(), connectionCounters.backPressure(), memory, rings);
         final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings, connectionCounters,
             client, responder, client ? null : authenticator, extensions, memory, this, errorHandler, now);
+        connection.codecs(codecs);
         LOG.debug("connection {} opened {} {} ({} -> {})", connectionId, client ? "to" : "from", link.remoteAddress(),
             link.localAddress(), link.remoteAddress());
         // One line when a connection ends abnormally (lost, protocol violation, rejected), with its id; at most one
@@ -638,19 +678,19 @@ public final class Conductor implements Agent, Executor
         return 0;
     }
 
-    /** A listener and the responder it serves. */
+    /** A listener and what chooses the responder of each connection it accepts. */
     private final class BoundServer implements Server
     {
         final LinkListener listener;
-        final Responder responder;
+        final Acceptor acceptor;
         final String localAddress;
         final Sinks.Empty<Void> closed = Sinks.empty();
         volatile boolean closeRequested;
 
-        BoundServer(final LinkListener listener, final Responder responder)
+        BoundServer(final LinkListener listener, final Acceptor acceptor)
         {
             this.listener = listener;
-            this.responder = responder;
+            this.acceptor = acceptor;
             this.localAddress = listener.localAddress();
         }
 
@@ -691,6 +731,8 @@ public final class Conductor implements Agent, Executor
         final String address;
         final LinkConnector connector;
         final Responder responder;
+        final byte[] setupMetadata;
+        final byte[] setupData;
         final Sinks.One<Connection> result;
         final long deadlineNs;
 
@@ -698,12 +740,16 @@ public final class Conductor implements Agent, Executor
             final String address,
             final LinkConnector connector,
             final Responder responder,
+            final byte[] setupMetadata,
+            final byte[] setupData,
             final Sinks.One<Connection> result,
             final long deadlineNs)
         {
             this.address = address;
             this.connector = connector;
             this.responder = responder;
+            this.setupMetadata = setupMetadata;
+            this.setupData = setupData;
             this.result = result;
             this.deadlineNs = deadlineNs;
         }

@@ -2,6 +2,8 @@ package io.rivulet;
 
 import io.rivulet.region.RegionDescriptor;
 import io.rivulet.region.RemoteRegion;
+import io.rivulet.route.Route;
+import io.rivulet.serde.Codecs;
 import io.rivulet.topic.TopicMessage;
 import org.agrona.DirectBuffer;
 import org.reactivestreams.Publisher;
@@ -101,6 +103,27 @@ public interface Connection extends AutoCloseable
 
     /** @return the longest message {@link #offer} accepts (one frame). */
     int maxOfferLength();
+
+    /**
+     * Requests to one of the peer's routes ({@link io.rivulet.route.Router}) with typed values, encoded by this node's
+     * {@link #codecs()}:
+     * <pre>{@code
+     * Quote quote = connection.route("price").requestResponse(new PriceRequest("EURUSD"), Quote.class).block();
+     * }</pre>
+     *
+     * @param route the route's name.
+     * @return a requester for that route.
+     */
+    default Route route(final String route)
+    {
+        return new Route(this, codecs(), route);
+    }
+
+    /** @return the codecs this connection encodes and decodes routed requests with: its node's. */
+    default Codecs codecs()
+    {
+        return Codecs.defaults();
+    }
 
     /** @return the peer's address as {@code host:port}. */
     String remoteAddress();

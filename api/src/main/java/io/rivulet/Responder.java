@@ -4,6 +4,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -20,6 +21,7 @@ public final class Responder
     private final Function<Message, Mono<Message>> requestResponse;
     private final Function<Message, Flux<Message>> requestStream;
     private final Function<Flux<Message>, Publisher<Message>> requestChannel;
+    private final BiFunction<Message, Flux<Message>, Publisher<Message>> requestChannelWithFirst;
 
     private Responder(final Builder builder)
     {
@@ -28,6 +30,7 @@ public final class Responder
         this.requestResponse = builder.requestResponse;
         this.requestStream = builder.requestStream;
         this.requestChannel = builder.requestChannel;
+        this.requestChannelWithFirst = builder.requestChannelWithFirst;
     }
 
     public static Builder builder()
@@ -66,6 +69,12 @@ public final class Responder
         return requestChannel;
     }
 
+    /** @return the channel handler that is handed the opening message on its own too, or null. */
+    public BiFunction<Message, Flux<Message>, Publisher<Message>> requestChannelWithFirst()
+    {
+        return requestChannelWithFirst;
+    }
+
     /** Builds a {@link Responder}. Not thread-safe. */
     public static final class Builder
     {
@@ -74,6 +83,7 @@ public final class Responder
         private Function<Message, Mono<Message>> requestResponse;
         private Function<Message, Flux<Message>> requestStream;
         private Function<Flux<Message>, Publisher<Message>> requestChannel;
+        private BiFunction<Message, Flux<Message>, Publisher<Message>> requestChannelWithFirst;
 
         private Builder()
         {
@@ -114,6 +124,21 @@ public final class Responder
         public Builder requestChannel(final Function<Flux<Message>, Publisher<Message>> handler)
         {
             this.requestChannel = handler;
+            this.requestChannelWithFirst = null;
+            return this;
+        }
+
+        /**
+         * A channel handler that sees the opening message before it returns, to choose what serves the channel from
+         * it (as {@link io.rivulet.route.Router} does from its route).
+         *
+         * @param handler receives the opening message, and all the requester's messages (the opening one first),
+         *                and returns the replies.
+         */
+        public Builder requestChannelWithFirst(final BiFunction<Message, Flux<Message>, Publisher<Message>> handler)
+        {
+            this.requestChannelWithFirst = handler;
+            this.requestChannel = null;
             return this;
         }
 

@@ -12,10 +12,13 @@ import io.rivulet.counters.NodeCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.security.Authenticator;
+import io.rivulet.security.Credentials;
 import io.rivulet.security.ThrottledAuthenticator;
 import io.rivulet.region.ExposedRegion;
 import io.rivulet.region.RegionAccess;
 import io.rivulet.region.RegionRegistry;
+import io.rivulet.serde.Codec;
+import io.rivulet.serde.Codecs;
 import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.OneSidedTransport;
 import io.rivulet.spi.PropertyValues;
@@ -99,6 +102,7 @@ public final class Rivulet implements AutoCloseable
     private final AgentRunner[] runners;
     private final AgentInvoker invoker;
     private final FailStop failStop;
+    private final Codecs codecs;
     private volatile boolean closed;
 
     private Rivulet(final Context context)
@@ -162,6 +166,9 @@ public final class Rivulet implements AutoCloseable
             counters.close();
             throw new ConfigurationException("extensions cannot run together: " + ex.getMessage());
         }
+
+        codecs = Codecs.of(context.codecs());
+        conductor.codecs(codecs);
 
         final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
         // Fail-stop: an error escaping an agent closes the node (FailStop); the guards wrap what each thread runs.
@@ -332,6 +339,20 @@ public final class Rivulet implements AutoCloseable
             conductor.bind(address, responder));
     }
 
+    /**
+     * Listens for connections, and lets an acceptor choose each one's responder from its SETUP (or refuse it): see
+     * {@link Acceptor}.
+     *
+     * @param address  {@code host:port}; port 0 picks a free port (see {@link Server#localAddress()}).
+     * @param acceptor chooses the responder of each connection, on the conductor thread; must not block.
+     * @return the server once bound (cold: binds on subscription).
+     */
+    public Mono<Server> bind(final String address, final Acceptor acceptor)
+    {
+        return Mono.defer(() -> failStop.isFailed() ? Mono.error(failStop.failure()) :
+            conductor.bind(address, acceptor));
+    }
+
     /** Connects as a pure requester. */
     public Mono<Connection> connect(final String address)
     {
@@ -349,6 +370,51 @@ public final class Rivulet implements AutoCloseable
     {
         return Mono.defer(() -> failStop.isFailed() ? Mono.error(failStop.failure()) :
             conductor.connect(address, responder));
+    }
+
+    /**
+     * Connects to a server with a SETUP of this connection's own, for the server's {@link Acceptor} to choose from.
+     * Metadata given as composite {@link Metadata} ({@code Message.of(data).metadata(Metadata.empty().with("tenant",
+     * "a").encode())}) carries the node's {@link Context#authToken token} as its
+     * {@value io.rivulet.security.Credentials#AUTHORIZATION} entry; other metadata goes as it is, and then the node
+     * must have no token.
+     *
+     * @param address   {@code host:port}.
+     * @param responder handlers for requests the server makes over this connection.
+     * @param setup     the SETUP's metadata and data.
+     * @return the connection once the server accepted SETUP (cold: connects on subscription); a refused SETUP fails
+     *         with {@link RejectedException} carrying the server's reason.
+     */
+    public Mono<Connection> connect(final String address, final Responder responder, final Message setup)
+    {
+        return Mono.defer(() -> failStop.isFailed() ? Mono.error(failStop.failure()) :
+            conductor.connect(address, responder, setupMetadata(setup, context.authTokenBytes()), setup.dataBytes()));
+    }
+
+    /** @return the codecs this node encodes routed requests with (see {@link Codecs}), for {@code Router.builder}. */
+    public Codecs codecs()
+    {
+        return codecs;
+    }
+
+    /** The SETUP metadata of a connect with the application's SETUP: its metadata, the node's token added. */
+    static byte[] setupMetadata(final Message setup, final byte[] token)
+    {
+        final byte[] metadata = setup.metadataBytes();
+        if (token.length == 0)
+        {
+            return metadata;
+        }
+        if (metadata.length == 0)
+        {
+            return Metadata.empty().with(Credentials.AUTHORIZATION, token).encode();
+        }
+        if (!Metadata.isComposite(setup.metadata(), 0, metadata.length))
+        {
+            throw new IllegalArgumentException("SETUP metadata that is not composite Metadata cannot carry this " +
+                "node's auth token: give it as io.rivulet.Metadata");
+        }
+        return Metadata.decode(setup.metadata(), 0, metadata.length).with(Credentials.AUTHORIZATION, token).encode();
     }
 
     /**
@@ -586,6 +652,7 @@ public final class Rivulet implements AutoCloseable
         private RateLimitedLog log;
         private final List<Function<Executor, NodeExtension>> extensions = new ArrayList<>();
         private final List<Interceptor> interceptors = new ArrayList<>();
+        private final List<Codec<?>> codecs = new ArrayList<>();
         private boolean concluded;
         /** Settings the application set through a setter: messages about them name the setter, not a property. */
         private final Set<String> assigned = new HashSet<>();
@@ -1192,6 +1259,21 @@ public final class Rivulet implements AutoCloseable
         public Consumer<Throwable> errorHandler()
         {
             return errorHandler;
+        }
+
+        /**
+         * Adds codecs for routed requests and remote actors, tried before the built-in ones and those found on the
+         * class path (see {@link Codecs} for the order and the default choice).
+         */
+        public Context codecs(final Codec<?>... codecs)
+        {
+            this.codecs.addAll(List.of(codecs));
+            return this;
+        }
+
+        public List<Codec<?>> codecs()
+        {
+            return List.copyOf(codecs);
         }
 
         /**

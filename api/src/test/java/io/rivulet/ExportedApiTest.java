@@ -33,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ExportedApiTest
 {
     private static final List<String> EXPORTED = List.of("io.rivulet", "io.rivulet.spi", "io.rivulet.topic",
-        "io.rivulet.region", "io.rivulet.counters", "io.rivulet.security", "io.rivulet.interceptor");
+        "io.rivulet.region", "io.rivulet.counters", "io.rivulet.security", "io.rivulet.interceptor",
+        "io.rivulet.route", "io.rivulet.serde");
     private static final List<String> INTERNAL = List.of("io.rivulet.engine.", "io.rivulet.protocol.");
 
     @Test

@@ -47,7 +47,7 @@ public interface ActorRef<T>
      * @param message to send; not null.
      * @throws MailboxFullException when the message could not be queued (REJECT policy, or still full after
      *                              the send timeout).
-     * @throws SerializationException when a remote message has no serializer or its serializer fails.
+     * @throws SerializationException when a remote message has no codec or its codec fails.
      * @throws io.rivulet.MessageTooLargeException when a remote message exceeds the node's maxMessageLength.
      */
     void tell(T message);

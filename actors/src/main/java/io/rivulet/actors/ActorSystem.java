@@ -4,6 +4,7 @@ import io.rivulet.ConfigurationException;
 import io.rivulet.MessageTooLargeException;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
+import io.rivulet.serde.Codec;
 import org.agrona.SystemUtil;
 import reactor.core.publisher.Mono;
 
@@ -45,7 +46,8 @@ import java.util.function.IntSupplier;
  * claimed with a request-stream (metadata {@code Route(STREAM)}), so its elements flow under the asker's
  * demand; a watch is a request-response (metadata {@code Route(WATCH)}) answered when the actor terminates,
  * or failed when the connection closes or keepalive declares the peer lost. Message bodies go through
- * {@link Serializer}s (SBE via {@link SbeSerializer}). The wire envelopes are in {@code sbe/rivulet-actors.xml}.
+ * {@link io.rivulet.serde.Codec}s registered under ids ({@link Context#codec}; SBE via
+ * {@link io.rivulet.serde.SbeCodec}). The wire envelopes are in {@code sbe/rivulet-actors.xml}.
  *
  * <p><b>Threads.</b> Behaviours run on a dispatcher of {@link Context#dispatcherThreads} threads (a
  * {@link java.util.concurrent.ForkJoinPool}); one timer thread runs back-off restarts, ask timeouts and
@@ -72,7 +74,7 @@ public final class ActorSystem implements AutoCloseable
     private final Context context;
     private final ActorCounters counters = new ActorCounters();
     private final long incarnation = ThreadLocalRandom.current().nextLong() | 1;
-    private final SerializerRegistry serializers;
+    private final CodecRegistry serializers;
     private final AbstractReplier noReply;
     private final ConcurrentHashMap<String, ActorCell<?>> actors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<ActorPath, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
@@ -92,12 +94,9 @@ public final class ActorSystem implements AutoCloseable
         this.node = node;
         this.context = context;
         final int id = SYSTEM_IDS.incrementAndGet();
-        final List<Serializer<?>> all = new ArrayList<>();
-        all.add(Serializers.string());
-        all.add(Serializers.bytes());
-        all.add(Serializers.longs());
-        all.addAll(context.serializers());
-        this.serializers = new SerializerRegistry(all);
+        final List<CodecBinding<?>> all = new ArrayList<>(CodecBinding.builtIns());
+        all.addAll(context.codecs());
+        this.serializers = new CodecRegistry(all);
         this.noReply = new AbstractReplier.None(counters);
         this.peers = new Peers(node, context.peerRetryAfter().toNanos());
         final int maxFrameLength = node.context().maxFrameLength();
@@ -403,7 +402,7 @@ public final class ActorSystem implements AutoCloseable
         return asks;
     }
 
-    SerializerRegistry serializers()
+    CodecRegistry serializers()
     {
         return serializers;
     }
@@ -525,7 +524,10 @@ public final class ActorSystem implements AutoCloseable
         private int outboxCapacity = intProperty("rivulet.actors.outboxCapacity", 8192);
         private int inboundWindow = intProperty("rivulet.actors.inboundWindow", 64);
         private int maxPendingAsks = intProperty("rivulet.actors.maxPendingAsks", 65536);
-        private final List<Serializer<?>> serializers = new ArrayList<>();
+        /** The first codec id free for applications ({@link #codec}). */
+        public static final int FIRST_USER_CODEC_ID = 100;
+
+        private final List<CodecBinding<?>> serializers = new ArrayList<>();
         private Consumer<Throwable> errorHandler;
         private boolean concluded;
 
@@ -655,14 +657,30 @@ public final class ActorSystem implements AutoCloseable
             return maxPendingAsks;
         }
 
-        /** Registers a serializer for messages and replies to and from other nodes. */
-        public Context serializer(final Serializer<?> serializer)
+        /**
+         * Registers a codec for messages and replies of a class to and from other nodes, under an id that travels with
+         * each message: both nodes must register the same codec under the same id. Ids below
+         * {@value #FIRST_USER_CODEC_ID} are the built-ins' (String 1, {@code byte[]} 2, Long 3). A message uses the
+         * codec registered for its exact class, else the first registered for a supertype.
+         *
+         * <pre>{@code
+         * context.codec(101, Quote.class, SbeCodec.of(Quote.class, QuoteEncoder::new, QuoteDecoder::new, ...))
+         *        .codec(102, Order.class, new JacksonCodec());
+         * }</pre>
+         *
+         * @param id    unique in the actor system, at least {@value #FIRST_USER_CODEC_ID}.
+         * @param type  the messages' class.
+         * @param codec encodes and decodes them (it must {@link io.rivulet.serde.Codec#supports} the class).
+         * @param <T>   the messages' class.
+         * @return this context.
+         */
+        public <T> Context codec(final int id, final Class<T> type, final Codec<? super T> codec)
         {
-            serializers.add(Objects.requireNonNull(serializer, "serializer"));
+            serializers.add(new CodecBinding<>(id, type, codec));
             return this;
         }
 
-        public List<Serializer<?>> serializers()
+        List<CodecBinding<?>> codecs()
         {
             return List.copyOf(serializers);
         }
@@ -709,22 +727,20 @@ public final class ActorSystem implements AutoCloseable
                 "outboxCapacity must be within [2, 16777216]: " + outboxCapacity);
             require(inboundWindow >= 1, "inboundWindow must be positive: " + inboundWindow);
             require(maxPendingAsks >= 1, "maxPendingAsks must be positive: " + maxPendingAsks);
-            for (final Serializer<?> serializer : serializers)
+            for (final CodecBinding<?> serializer : serializers)
             {
-                require(serializer.id() >= Serializers.FIRST_USER_ID, "serializer ids below " +
-                    Serializers.FIRST_USER_ID + " are reserved: " + serializer);
+                require(serializer.id() >= FIRST_USER_CODEC_ID, "codec ids below " +
+                    FIRST_USER_CODEC_ID + " are reserved: " + serializer);
             }
             try
             {
-                final List<Serializer<?>> all = new ArrayList<>(serializers);
-                all.add(Serializers.string());
-                all.add(Serializers.bytes());
-                all.add(Serializers.longs());
-                new SerializerRegistry(all);
+                final List<CodecBinding<?>> all = new ArrayList<>(serializers);
+                all.addAll(CodecBinding.builtIns());
+                new CodecRegistry(all);
             }
             catch (final IllegalArgumentException ex)
             {
-                throw new ConfigurationException("serializers: " + ex.getMessage());
+                throw new ConfigurationException("codecs: " + ex.getMessage());
             }
             if (errorHandler == null)
             {

@@ -22,7 +22,7 @@ abstract class Envelope
      * @return the message object.
      * @throws SerializationException when the wire form cannot be decoded.
      */
-    abstract Object message(SerializerRegistry serializers);
+    abstract Object message(CodecRegistry serializers);
 
     /** A local ask. */
     static final class Local extends Envelope
@@ -36,7 +36,7 @@ abstract class Envelope
         }
 
         @Override
-        Object message(final SerializerRegistry serializers)
+        Object message(final CodecRegistry serializers)
         {
             return message;
         }
@@ -61,9 +61,9 @@ abstract class Envelope
         }
 
         @Override
-        Object message(final SerializerRegistry serializers)
+        Object message(final CodecRegistry serializers)
         {
-            final Serializer<?> serializer = serializers.forId(serializerId);
+            final CodecBinding<?> serializer = serializers.forId(serializerId);
             try
             {
                 final Object message = serializer.decode(batch.data(), offset, length);

@@ -72,19 +72,19 @@ final class Envelopes
         return e.copy(HEADER_LENGTH + e.route.encodedLength());
     }
 
-    static byte[] tell(final SerializerRegistry serializers, final Object message)
+    static byte[] tell(final CodecRegistry serializers, final Object message)
     {
         final Encoders e = ENCODERS.get();
-        final Serializer<Object> serializer = serializers.forMessage(message);
+        final CodecBinding<Object> serializer = serializers.forMessage(message);
         e.tell.wrapAndApplyHeader(e.buffer, 0, e.header).serializerId(serializer.id());
         return e.payload(e.tell.limit(), serializer, message);
     }
 
-    static byte[] ask(final SerializerRegistry serializers, final long correlationId, final Object message,
+    static byte[] ask(final CodecRegistry serializers, final long correlationId, final Object message,
         final boolean stream)
     {
         final Encoders e = ENCODERS.get();
-        final Serializer<Object> serializer = serializers.forMessage(message);
+        final CodecBinding<Object> serializer = serializers.forMessage(message);
         final int limit;
         if (stream)
         {
@@ -99,10 +99,10 @@ final class Envelopes
         return e.payload(limit, serializer, message);
     }
 
-    static byte[] reply(final SerializerRegistry serializers, final long correlationId, final Object value)
+    static byte[] reply(final CodecRegistry serializers, final long correlationId, final Object value)
     {
         final Encoders e = ENCODERS.get();
-        final Serializer<Object> serializer = serializers.forMessage(value);
+        final CodecBinding<Object> serializer = serializers.forMessage(value);
         e.reply.wrapAndApplyHeader(e.buffer, 0, e.header).correlationId(correlationId).serializerId(serializer.id());
         return e.payload(e.reply.limit(), serializer, value);
     }
@@ -180,7 +180,7 @@ final class Envelopes
         final TerminatedEncoder terminated = new TerminatedEncoder();
 
         /** The serializer writes after the var-data length; then the length is filled in. */
-        byte[] payload(final int lengthOffset, final Serializer<Object> serializer, final Object message)
+        byte[] payload(final int lengthOffset, final CodecBinding<Object> serializer, final Object message)
         {
             final int payloadOffset = lengthOffset + Integer.BYTES;
             final int payloadLength;

@@ -284,7 +284,7 @@ final class RemoteEndpoint
 
     private Object decodePayload(final DirectBuffer buffer, final Envelopes.Reader reader)
     {
-        final Serializer<?> serializer = system.serializers().forId(reader.serializerId());
+        final CodecBinding<?> serializer = system.serializers().forId(reader.serializerId());
         try
         {
             final Object value = serializer.decode(buffer, reader.varOffset(), reader.varLength());

@@ -22,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class EnvelopesFuzzTest
 {
-    private final SerializerRegistry serializers = new SerializerRegistry(List.of(Serializers.string(),
-        Serializers.longs(), Serializers.bytes(), TestMessages.TICKS, TestMessages.QUOTE_REQUESTS, TestMessages.QUOTES));
+    private final CodecRegistry serializers = new CodecRegistry(List.of(CodecBinding.STRING,
+        CodecBinding.LONGS, CodecBinding.BYTES, TestMessages.TICKS, TestMessages.QUOTE_REQUESTS, TestMessages.QUOTES));
     private final Envelopes.Reader reader = new Envelopes.Reader();
 
     @FuzzTest(maxDuration = "2m")
@@ -100,7 +100,7 @@ class EnvelopesFuzzTest
      */
     public static void main(final String[] args) throws java.io.IOException
     {
-        final SerializerRegistry registry = new EnvelopesFuzzTest().serializers;
+        final CodecRegistry registry = new EnvelopesFuzzTest().serializers;
         final java.nio.file.Path directory = java.nio.file.Files.createDirectories(
             java.nio.file.Path.of(args[0], "io/rivulet/actors/EnvelopesFuzzTestInputs/decode"));
         final byte[][] envelopes = {

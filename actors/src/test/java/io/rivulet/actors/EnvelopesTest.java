@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The actor envelopes: round trips, and untrusted bytes rejected before any field is read. */
 class EnvelopesTest
 {
-    private final SerializerRegistry serializers = new SerializerRegistry(List.of(Serializers.string(),
-        Serializers.longs(), TestMessages.TICKS, TestMessages.QUOTES));
+    private final CodecRegistry serializers = new CodecRegistry(List.of(CodecBinding.STRING,
+        CodecBinding.LONGS, TestMessages.TICKS, TestMessages.QUOTES));
     private final Envelopes.Reader reader = new Envelopes.Reader();
 
     @Test
@@ -46,7 +46,7 @@ class EnvelopesTest
         final byte[] reply = Envelopes.reply(serializers, 12, 1234L);
         assertThat(reader.wrap(new UnsafeBuffer(reply), 0, reply.length)).isEqualTo(Envelopes.REPLY);
         assertThat(reader.correlationId()).isEqualTo(12);
-        assertThat(Serializers.longs().decode(new UnsafeBuffer(reply), reader.varOffset(), reader.varLength()))
+        assertThat(CodecBinding.LONGS.decode(new UnsafeBuffer(reply), reader.varOffset(), reader.varLength()))
             .isEqualTo(1234L);
 
         final byte[] error = Envelopes.replyError(13, ActorErrorCode.REJECTED, "x".repeat(5000));

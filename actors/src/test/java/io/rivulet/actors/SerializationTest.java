@@ -4,6 +4,10 @@ import io.rivulet.ConfigurationException;
 import io.rivulet.actors.sample.wire.OrderAckDecoder;
 import io.rivulet.actors.sample.wire.OrderAckEncoder;
 import io.rivulet.actors.sample.wire.OrderStatus;
+import io.rivulet.serde.Codec;
+import io.rivulet.serde.CodecException;
+import io.rivulet.serde.Codecs;
+import io.rivulet.serde.SbeCodec;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -15,17 +19,17 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** SBE and pluggable serializers, the registry, and configuration checks. */
+/** SBE and pluggable codecs, the registry of codec ids, and configuration checks. */
 class SerializationTest
 {
     record Ack(long orderId, OrderStatus status, String reason)
     {
     }
 
-    private static final Serializer<Ack> ACKS = SbeSerializer.of(300, Ack.class, OrderAckEncoder::new,
-        OrderAckDecoder::new,
+    private static final Codec<Ack> ACK_CODEC = SbeCodec.of(Ack.class, OrderAckEncoder::new, OrderAckDecoder::new,
         (ack, encoder) -> encoder.orderId(ack.orderId()).status(ack.status()).fillPrice(0).reason(ack.reason()),
         decoder -> new Ack(decoder.orderId(), decoder.status(), decoder.reason()));
+    private static final CodecBinding<Ack> ACKS = new CodecBinding<>(300, Ack.class, ACK_CODEC);
 
     @Test
     void shouldRoundTripThroughSbe()
@@ -37,7 +41,7 @@ class SerializationTest
 
         final TestMessages.Quote quote = new TestMessages.Quote("EURUSD", 1, 10850, 10852);
         final int quoteLength = TestMessages.QUOTES.encode(quote, buffer, 0);
-        assertThat(quoteLength).isEqualTo(SbeSerializer.HEADER_LENGTH + 32);
+        assertThat(quoteLength).isEqualTo(SbeCodec.HEADER_LENGTH + 32);
         assertThat(TestMessages.QUOTES.decode(buffer, 0, quoteLength)).isEqualTo(quote);
     }
 
@@ -47,28 +51,28 @@ class SerializationTest
         final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(8);
         final int quoteLength = TestMessages.QUOTES.encode(new TestMessages.Quote("EURUSD", 1, 2, 3), buffer, 0);
         assertThatThrownBy(() -> ACKS.decode(buffer, 0, quoteLength))
-            .isInstanceOf(SerializationException.class).hasMessageContaining("template");
+            .isInstanceOf(CodecException.class).hasMessageContaining("template");
         assertThatThrownBy(() -> TestMessages.QUOTES.decode(buffer, 0, quoteLength - 1))
-            .isInstanceOf(SerializationException.class).hasMessageContaining("block length");
-        assertThatThrownBy(() -> TestMessages.QUOTES.decode(buffer, 0, 3)).isInstanceOf(SerializationException.class);
+            .isInstanceOf(CodecException.class).hasMessageContaining("block length");
+        assertThatThrownBy(() -> TestMessages.QUOTES.decode(buffer, 0, 3)).isInstanceOf(CodecException.class);
 
         final int ackLength = ACKS.encode(new Ack(1, OrderStatus.FILLED, "ok"), buffer, 0);
         final UnsafeBuffer lying = new UnsafeBuffer(new byte[ackLength]);
         lying.putBytes(0, buffer, 0, ackLength);
         lying.putInt(ackLength - 2 - 4, 1_000_000, ByteOrder.LITTLE_ENDIAN);
-        assertThatThrownBy(() -> ACKS.decode(lying, 0, ackLength)).isInstanceOf(SerializationException.class);
+        assertThatThrownBy(() -> ACKS.decode(lying, 0, ackLength)).isInstanceOf(CodecException.class);
     }
 
     @Test
     void shouldChooseSerializersByClassAndId()
     {
-        final SerializerRegistry registry = new SerializerRegistry(List.of(Serializers.string(), ACKS));
-        assertThat(registry.forMessage("text")).isSameAs(Serializers.string());
+        final CodecRegistry registry = new CodecRegistry(List.of(CodecBinding.STRING, ACKS));
+        assertThat(registry.forMessage("text")).isSameAs(CodecBinding.STRING);
         assertThat(registry.forId(300)).isSameAs(ACKS);
         assertThatThrownBy(() -> registry.forMessage(42)).isInstanceOf(SerializationException.class)
             .hasMessageContaining("java.lang.Integer");
         assertThatThrownBy(() -> registry.forId(999)).isInstanceOf(SerializationException.class);
-        assertThatThrownBy(() -> new SerializerRegistry(List.of(ACKS, ACKS))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new CodecRegistry(List.of(ACKS, ACKS))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -78,10 +82,13 @@ class SerializationTest
             .isInstanceOf(ConfigurationException.class).hasMessageContaining("dispatcherThreads");
         assertThatThrownBy(() -> new ActorSystem.Context().askTimeout(Duration.ZERO).conclude())
             .isInstanceOf(ConfigurationException.class).hasMessageContaining("askTimeout");
-        assertThatThrownBy(() -> new ActorSystem.Context().serializer(Serializers.string()).conclude())
+        assertThatThrownBy(() -> new ActorSystem.Context().codec(1, String.class, Codecs.text()).conclude())
             .isInstanceOf(ConfigurationException.class).hasMessageContaining("reserved");
-        assertThatThrownBy(() -> new ActorSystem.Context().serializer(ACKS).serializer(ACKS).conclude())
-            .isInstanceOf(ConfigurationException.class).hasMessageContaining("serializer id 300");
+        assertThatThrownBy(() -> new ActorSystem.Context().codec(300, Ack.class, ACK_CODEC)
+            .codec(300, Ack.class, ACK_CODEC).conclude())
+            .isInstanceOf(ConfigurationException.class).hasMessageContaining("codec id 300");
+        assertThatThrownBy(() -> new ActorSystem.Context().codec(301, Ack.class, Codecs.bytes()))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not support");
         assertThatThrownBy(() -> ActorOptions.defaults().mailbox(0, OverflowPolicy.REJECT))
             .isInstanceOf(IllegalArgumentException.class);
     }

@@ -4,14 +4,16 @@ import io.rivulet.actors.sample.wire.QuoteDecoder;
 import io.rivulet.actors.sample.wire.QuoteEncoder;
 import io.rivulet.actors.sample.wire.QuoteRequestDecoder;
 import io.rivulet.actors.sample.wire.QuoteRequestEncoder;
+import io.rivulet.serde.Codec;
+import io.rivulet.serde.SbeCodec;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import java.nio.ByteOrder;
 
 /**
- * Messages of the actor tests: {@link Tick} with a hand-written serializer (the pluggable path) and the
- * pricing sample's {@link QuoteRequest}/{@link Quote} through {@link SbeSerializer} (the SBE path).
+ * Messages of the actor tests: {@link Tick} with a hand-written codec (the pluggable path) and the
+ * pricing sample's {@link QuoteRequest}/{@link Quote} through {@link SbeCodec} (the SBE path).
  */
 final class TestMessages
 {
@@ -30,12 +32,12 @@ final class TestMessages
     {
     }
 
-    static final Serializer<Tick> TICKS = new Serializer<>()
+    static final Codec<Tick> TICK_CODEC = new Codec<>()
     {
         @Override
-        public int id()
+        public String contentType()
         {
-            return 200;
+            return "application/x-tick";
         }
 
         @Override
@@ -53,37 +55,45 @@ final class TestMessages
         }
 
         @Override
-        public Tick decode(final DirectBuffer buffer, final int offset, final int length)
+        public <R extends Tick> R decode(final DirectBuffer buffer, final int offset, final int length,
+            final Class<R> type)
         {
             if (length != 12)
             {
                 throw new IllegalArgumentException("a Tick is 12 bytes, got " + length);
             }
-            return new Tick(buffer.getInt(offset, ByteOrder.LITTLE_ENDIAN), buffer.getLong(offset + 4, ByteOrder.LITTLE_ENDIAN));
+            return type.cast(new Tick(buffer.getInt(offset, ByteOrder.LITTLE_ENDIAN),
+                buffer.getLong(offset + 4, ByteOrder.LITTLE_ENDIAN)));
         }
     };
 
-    static final Serializer<QuoteRequest> QUOTE_REQUESTS = SbeSerializer.of(201, QuoteRequest.class,
+    static final CodecBinding<Tick> TICKS = new CodecBinding<>(200, Tick.class, TICK_CODEC);
+
+    static final Codec<QuoteRequest> QUOTE_REQUEST_CODEC = SbeCodec.of(QuoteRequest.class,
         QuoteRequestEncoder::new, QuoteRequestDecoder::new,
         (request, encoder) -> encoder.symbol(request.symbol()),
         decoder -> new QuoteRequest(decoder.symbol()));
 
-    static final Serializer<Quote> QUOTES = SbeSerializer.of(202, Quote.class,
+    static final Codec<Quote> QUOTE_CODEC = SbeCodec.of(Quote.class,
         QuoteEncoder::new, QuoteDecoder::new,
         (quote, encoder) -> encoder.symbol(quote.symbol()).sequence(quote.sequence()).bid(quote.bid()).ask(quote.ask()),
         decoder -> new Quote(decoder.symbol(), decoder.sequence(), decoder.bid(), decoder.ask()));
+
+    static final CodecBinding<QuoteRequest> QUOTE_REQUESTS = new CodecBinding<>(201, QuoteRequest.class,
+        QUOTE_REQUEST_CODEC);
+    static final CodecBinding<Quote> QUOTES = new CodecBinding<>(202, Quote.class, QUOTE_CODEC);
 
     private TestMessages()
     {
     }
 
-    /** @return a context registering the test serializers. */
+    /** @return a context registering the test codecs. */
     static ActorSystem.Context context()
     {
         return new ActorSystem.Context()
             .dispatcherThreads(2)
-            .serializer(TICKS)
-            .serializer(QUOTE_REQUESTS)
-            .serializer(QUOTES);
+            .codec(200, Tick.class, TICK_CODEC)
+            .codec(201, QuoteRequest.class, QUOTE_REQUEST_CODEC)
+            .codec(202, Quote.class, QUOTE_CODEC);
     }
 }

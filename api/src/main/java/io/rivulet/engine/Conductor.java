@@ -1,5 +1,6 @@
 package io.rivulet.engine;
 
+import io.rivulet.Acceptor;
 import io.rivulet.Connection;
 import io.rivulet.LimitExceededException;
 import io.rivulet.Responder;
@@ -14,6 +15,7 @@ import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.protocol.RingPool;
 import io.rivulet.security.Authenticator;
+import io.rivulet.serde.Codecs;
 import io.rivulet.spi.LinkConnector;
 import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.NodeExtension;
@@ -81,6 +83,8 @@ public final class Conductor implements Agent, Executor
     /** Who may connect to this node's servers (null: everyone) and the token its clients send in SETUP. */
     private final Authenticator authenticator;
     private final byte[] setupMetadata;
+    /** The codecs routed requests encode with: the node's. Set before the conductor starts. */
+    private Codecs codecs = Codecs.defaults();
     /** Accepted links refused for the connection limit, waiting (bounded) for their peer to read the error. */
     private final ArrayList<ConnectionRefusal> refusals = new ArrayList<>();
     private static final int MAX_REFUSALS = 64;
@@ -391,12 +395,28 @@ public final class Conductor implements Agent, Executor
         return quiescent;
     }
 
+    /** Before the conductor starts: the node's codecs, which its connections' routed requests encode with. */
+    public void codecs(final Codecs codecs)
+    {
+        this.codecs = codecs;
+    }
+
     /**
      * Any thread: listens on an address.
      *
      * @return the server once bound.
      */
     public Mono<Server> bind(final String address, final Responder responder)
+    {
+        return bind(address, Acceptor.of(responder));
+    }
+
+    /**
+     * Any thread: listens on an address; the acceptor chooses each accepted connection's responder from its SETUP.
+     *
+     * @return the server once bound.
+     */
+    public Mono<Server> bind(final String address, final Acceptor acceptor)
     {
         return Mono.defer(() ->
         {
@@ -410,7 +430,7 @@ public final class Conductor implements Agent, Executor
                 }
                 try
                 {
-                    final BoundServer server = new BoundServer(driver.listen(address), responder);
+                    final BoundServer server = new BoundServer(driver.listen(address), acceptor);
                     servers.add(server);
                     LOG.debug("listening on {} ({})", server.localAddress, driver.getClass().getSimpleName());
                     result.tryEmitValue(server);
@@ -431,6 +451,17 @@ public final class Conductor implements Agent, Executor
      */
     public Mono<Connection> connect(final String address, final Responder responder)
     {
+        return connect(address, responder, setupMetadata, new byte[0]);
+    }
+
+    /**
+     * Any thread: connects to an address and sends SETUP with this metadata and data.
+     *
+     * @return the connection once the server accepted SETUP.
+     */
+    public Mono<Connection> connect(
+        final String address, final Responder responder, final byte[] setupMetadata, final byte[] setupData)
+    {
         return Mono.defer(() ->
         {
             final Sinks.One<Connection> result = Sinks.one();
@@ -450,8 +481,8 @@ public final class Conductor implements Agent, Executor
                 }
                 try
                 {
-                    connects.add(new PendingConnect(address, driver.connect(address), responder, result,
-                        nowNs + connectTimeoutNs));
+                    connects.add(new PendingConnect(address, driver.connect(address), responder, setupMetadata,
+                        setupData, result, nowNs + connectTimeoutNs));
                 }
                 catch (final IOException | RuntimeException ex)
                 {
@@ -505,7 +536,7 @@ public final class Conductor implements Agent, Executor
                     }
                     else
                     {
-                        startConnection(link, false, server.responder, now);
+                        startConnection(link, false, server.acceptor, now);
                     }
                     work++;
                 }
@@ -541,7 +572,7 @@ public final class Conductor implements Agent, Executor
                 {
                     connects.remove(i);
                     final ProtocolConnection connection = startConnection(link, true, connect.responder, now);
-                    connection.sendSetup(setupMetadata, new byte[0]);
+                    connection.sendSetup(connect.setupMetadata, connect.setupData);
                     // The connect completes when the server accepts SETUP (its first frame), fails when it refuses.
                     connection.awaitAcceptance(connect.result);
                     work++;
@@ -577,18 +608,51 @@ public final class Conductor implements Agent, Executor
     }
 
     private ProtocolConnection startConnection(
+        final ReliableLink link, final boolean client, final Acceptor acceptor, final long now)
+    {
+        return startConnection(link, client, Responder.none(), acceptor, now);
+    }
+
+    private ProtocolConnection startConnection(
         final ReliableLink link, final boolean client, final Responder responder, final long now)
+    {
+        return startConnection(link, client, responder, null, now);
+    }
+
+    /**
+     * @param responder serves the peer from the start (a client's, or a server's without an acceptor).
+     * @param acceptor  when not null, chooses the responder once SETUP is accepted (server).
+     */
+    private ProtocolConnection startConnection(
+        final ReliableLink link,
+        final boolean client,
+        final Responder responder,
+        final Acceptor acceptor,
+        final long now)
     {
         final long connectionId = counters.nextConnectionId();
         final ConnectionCounters connectionCounters = counters.connectionCounters(connectionId, link.remoteAddress());
         // A server's connection gets its full ring only once SETUP is accepted: before, it is anyone's.
         final Outbound outbound = new Outbound(client ? outboundRingLength : Outbound.PRE_SETUP_RING_LENGTH,
             outboundRingLength, settings.maxFrameLength(), connectionCounters.backPressure(), memory, rings);
-        // The one place a connection's responder is wrapped by the interceptors (none: the same responder).
-        final Responder served = interceptors.responder(responder, connectionId, link.localAddress(),
-            link.remoteAddress(), client);
+        // A connection's responder is wrapped by the interceptors here, or when its acceptor chose it (below): until
+        // then it serves nothing, since no request is read before SETUP is accepted.
+        final Responder served = acceptor != null ? responder : interceptors.responder(responder, connectionId,
+            link.localAddress(), link.remoteAddress(), client);
         final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings, connectionCounters,
             client, served, client ? null : authenticator, extensions, memory, this, errorHandler, now);
+        connection.codecs(codecs);
+        if (acceptor != null)
+        {
+            // The acceptor's choice is wrapped like any responder, and the connection it is handed (to call the
+            // client back) like any requester's.
+            connection.acceptor((setup, api) ->
+            {
+                final Responder chosen = acceptor.accept(setup, interceptors.requester(api));
+                return chosen == null ? null : interceptors.responder(chosen, connectionId, link.localAddress(),
+                    link.remoteAddress(), client);
+            });
+        }
         LOG.debug("connection {} opened {} {} ({} -> {})", connectionId, client ? "to" : "from", link.remoteAddress(),
             link.localAddress(), link.remoteAddress());
         // One line when a connection ends abnormally (lost, protocol violation, rejected), with its id; at most one
@@ -654,19 +718,19 @@ public final class Conductor implements Agent, Executor
         return 0;
     }
 
-    /** A listener and the responder it serves. */
+    /** A listener and what chooses the responder of each connection it accepts. */
     private final class BoundServer implements Server
     {
         final LinkListener listener;
-        final Responder responder;
+        final Acceptor acceptor;
         final String localAddress;
         final Sinks.Empty<Void> closed = Sinks.empty();
         volatile boolean closeRequested;
 
-        BoundServer(final LinkListener listener, final Responder responder)
+        BoundServer(final LinkListener listener, final Acceptor acceptor)
         {
             this.listener = listener;
-            this.responder = responder;
+            this.acceptor = acceptor;
             this.localAddress = listener.localAddress();
         }
 
@@ -707,6 +771,8 @@ public final class Conductor implements Agent, Executor
         final String address;
         final LinkConnector connector;
         final Responder responder;
+        final byte[] setupMetadata;
+        final byte[] setupData;
         final Sinks.One<Connection> result;
         final long deadlineNs;
 
@@ -714,12 +780,16 @@ public final class Conductor implements Agent, Executor
             final String address,
             final LinkConnector connector,
             final Responder responder,
+            final byte[] setupMetadata,
+            final byte[] setupData,
             final Sinks.One<Connection> result,
             final long deadlineNs)
         {
             this.address = address;
             this.connector = connector;
             this.responder = responder;
+            this.setupMetadata = setupMetadata;
+            this.setupData = setupData;
             this.result = result;
             this.deadlineNs = deadlineNs;
         }

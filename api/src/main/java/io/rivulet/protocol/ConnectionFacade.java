@@ -13,6 +13,7 @@ import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.region.RegionDescriptor;
 import io.rivulet.region.RegionEndpoint;
 import io.rivulet.region.RemoteRegion;
+import io.rivulet.serde.Codecs;
 import io.rivulet.topic.TopicEndpoint;
 import io.rivulet.topic.TopicMessage;
 import org.agrona.DirectBuffer;
@@ -43,6 +44,8 @@ final class ConnectionFacade implements Connection
     /** Null when the node runs no topic or region layer (unit tests). */
     private final TopicEndpoint topics;
     private final RegionEndpoint regions;
+    /** The node's codecs, set by the conductor before the application sees the connection. */
+    private volatile Codecs codecs = Codecs.defaults();
 
     ConnectionFacade(
         final ProtocolConnection connection,
@@ -201,6 +204,17 @@ final class ConnectionFacade implements Connection
     public int maxOfferLength()
     {
         return maxOfferLength;
+    }
+
+    void codecs(final Codecs codecs)
+    {
+        this.codecs = codecs;
+    }
+
+    @Override
+    public Codecs codecs()
+    {
+        return codecs;
     }
 
     @Override

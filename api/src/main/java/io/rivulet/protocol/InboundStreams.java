@@ -1,6 +1,7 @@
 package io.rivulet.protocol;
 
 import io.rivulet.ApplicationErrorException;
+import io.rivulet.MalformedMetadataException;
 import io.rivulet.Message;
 import io.rivulet.MessageView;
 import io.rivulet.RejectedException;
@@ -33,7 +34,8 @@ final class InboundStreams
     private final ConnectionServices services;
     private final ProtocolSettings settings;
     private final ConnectionCounters counters;
-    private final Responder responder;
+    /** Set once, before any request is read (at creation, or when the acceptor chose it). */
+    private Responder responder;
     private final Consumer<Throwable> errorHandler;
     private final boolean client;
     private final String localAddress;
@@ -47,7 +49,6 @@ final class InboundStreams
         final ConnectionServices services,
         final ProtocolSettings settings,
         final ConnectionCounters counters,
-        final Responder responder,
         final Consumer<Throwable> errorHandler,
         final boolean client,
         final String localAddress)
@@ -59,10 +60,15 @@ final class InboundStreams
         this.services = services;
         this.settings = settings;
         this.counters = counters;
-        this.responder = responder;
         this.errorHandler = errorHandler;
         this.client = client;
         this.localAddress = localAddress;
+    }
+
+    /** Conductor, before any request is read: the responder that serves the peer's requests. */
+    void responder(final Responder responder)
+    {
+        this.responder = responder;
     }
 
     /** REQUEST_FNF: on stream 0 a whole message; with a stream id, the first fragment of one. */
@@ -260,6 +266,12 @@ final class InboundStreams
                     producer = responder.requestStream() == null ? null : responder.requestStream().apply(message);
                     break;
                 default:
+                    if (responder.requestChannelWithFirst() != null)
+                    {
+                        stream.onFirstMessage(message, flags);
+                        producer = responder.requestChannelWithFirst().apply(message, Flux.from(stream.inbound));
+                        break;
+                    }
                     if (responder.requestChannel() == null)
                     {
                         producer = null;
@@ -273,6 +285,18 @@ final class InboundStreams
         catch (final Throwable ex)
         {
             rethrowFatal(ex);
+            if (ex instanceof MalformedMetadataException)
+            {
+                // The responder found the peer's metadata hostile: the peer breaks the protocol, as with a bad frame.
+                services.violation(Violation.MALFORMED_FRAME, FrameType.name(type) + " on stream " +
+                    stream.streamId() + ": " + ex.getMessage());
+                return;
+            }
+            if (ex instanceof RejectedException)
+            {
+                rejectStream(stream, ErrorCode.REJECTED, String.valueOf(ex.getMessage()));
+                return;
+            }
             rejectStream(stream, ErrorCode.APPLICATION_ERROR, String.valueOf(ex.getMessage()));
             errorHandler.accept(ex);
             return;
@@ -367,6 +391,11 @@ final class InboundStreams
         catch (final Throwable ex)
         {
             rethrowFatal(ex);
+            if (ex instanceof MalformedMetadataException)
+            {
+                services.violation(Violation.MALFORMED_FRAME, "REQUEST_FNF: " + ex.getMessage());
+                return;
+            }
             errorHandler.accept(ex);
         }
     }

@@ -2,6 +2,7 @@ package io.rivulet.protocol;
 
 import io.rivulet.Message;
 import io.rivulet.MessageTooLargeException;
+import io.rivulet.RejectedException;
 import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.wire.ErrorCode;
@@ -107,7 +108,8 @@ final class OutboundFlow extends Operators.DeferredSubscription implements CoreS
             stream.signal();
             return;
         }
-        writer.sendError(ErrorCode.APPLICATION_ERROR, String.valueOf(error.getMessage() != null ?
+        writer.sendError(error instanceof RejectedException ? ErrorCode.REJECTED : ErrorCode.APPLICATION_ERROR,
+            String.valueOf(error.getMessage() != null ?
             error.getMessage() : error.getClass().getName()));
         stream.signal();
     }

@@ -1,5 +1,6 @@
 package io.rivulet.protocol;
 
+import io.rivulet.Acceptor;
 import io.rivulet.Connection;
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
@@ -14,6 +15,7 @@ import io.rivulet.codec.wire.ErrorCode;
 import io.rivulet.counters.ConnectionCounters;
 import io.rivulet.region.RegionEndpoint;
 import io.rivulet.security.Authenticator;
+import io.rivulet.serde.Codecs;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
 import io.rivulet.spi.NodeExtension;
@@ -68,6 +70,7 @@ public final class ProtocolConnection implements ConnectionOutput
     private final SetupHandshake setup;
     private final ConnectionExtensions extensions;
     private final InboundDispatcher dispatcher;
+    private final InboundStreams inboundStreams;
     private final ConnectionFacade api;
     private final ConnectionMemory memory;
     private final boolean client;
@@ -149,8 +152,9 @@ public final class ProtocolConnection implements ConnectionOutput
             reason));
         api = new ConnectionFacade(this, outbound, settings, counters, close, conductor,
             extensions.extension(TopicEndpoint.class), extensions.extension(RegionEndpoint.class));
-        final InboundStreams inboundStreams = new InboundStreams(this, streams, reader, control, extensions, settings,
-            counters, responder, errorHandler, client, link.localAddress());
+        inboundStreams = new InboundStreams(this, streams, reader, control, extensions, settings,
+            counters, errorHandler, client, link.localAddress());
+        serve(responder);
         dispatcher = new InboundDispatcher(reader, api, setup, inboundStreams, keepalive, close, extensions, counters,
             remoteAddress, FrameLogger.inbound(counters.connectionId(), link));
     }
@@ -250,6 +254,30 @@ public final class ProtocolConnection implements ConnectionOutput
     void authenticator(final Authenticator authenticator)
     {
         setup.authenticator(authenticator);
+    }
+
+    /**
+     * Server, before the first duty cycle: the acceptor chooses the responder from the connection's SETUP, or
+     * refuses it, instead of the responder given at creation.
+     */
+    public void acceptor(final Acceptor acceptor)
+    {
+        setup.acceptor(acceptor, api, this::serve);
+    }
+
+    /** Conductor: the codecs routed requests on this connection encode with (the node's). */
+    public void codecs(final Codecs codecs)
+    {
+        api.codecs(codecs);
+    }
+
+    /**
+     * The one place the responder serving this connection's peer is set: at creation, or when the acceptor chose it.
+     * Conductor, before any request is read.
+     */
+    private void serve(final Responder responder)
+    {
+        inboundStreams.responder(responder);
     }
 
     /** Client, once: sends SETUP, then the extensions' opening frames. */

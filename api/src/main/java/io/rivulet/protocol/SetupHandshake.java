@@ -1,8 +1,11 @@
 package io.rivulet.protocol;
 
+import io.rivulet.Acceptor;
 import io.rivulet.Connection;
 import io.rivulet.ConnectionLostException;
+import io.rivulet.ConnectionSetup;
 import io.rivulet.RejectedException;
+import io.rivulet.Responder;
 import io.rivulet.RivuletException;
 import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
@@ -23,7 +26,8 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li><b>Server</b>: the first frame must be a valid SETUP (version, keepalive, frame length) that the
- *       authenticator accepts; otherwise ERROR (INVALID_SETUP, UNSUPPORTED_SETUP or REJECTED_SETUP) and the
+ *       authenticator accepts and the acceptor, when there is one, accepts (choosing the connection's responder);
+ *       otherwise ERROR (INVALID_SETUP, UNSUPPORTED_SETUP or REJECTED_SETUP) and the
  *       connection closes. No SETUP within the set-up timeout closes it too. An accepted SETUP gives the connection
  *       its full outbound ring, sets the frame length limit and the keepalive the client asked for, within the
  *       server's bound, and is answered with a SETUP of the server's own that says what was granted.</li>
@@ -51,6 +55,12 @@ final class SetupHandshake
     private final long createdNs;
     /** Server side: who may connect; null accepts everyone. */
     private Authenticator authenticator;
+    /** Server side: chooses the responder from the SETUP, or refuses; null serves the responder given at creation. */
+    private Acceptor acceptor;
+    private Connection connection;
+    private Consumer<Responder> serve;
+    /** Server side: who the authenticator named, for the acceptor. */
+    private String principal;
     private final boolean client;
     private boolean complete;
     /** Client: whether the server's answer to SETUP arrived. */
@@ -91,6 +101,20 @@ final class SetupHandshake
     void authenticator(final Authenticator authenticator)
     {
         this.authenticator = authenticator;
+    }
+
+    /**
+     * Server, before the first duty cycle: an acceptor chooses the connection's responder from its SETUP.
+     *
+     * @param acceptor   run once SETUP is authenticated.
+     * @param connection the server's side of the connection, handed to the acceptor.
+     * @param serve      takes the responder the acceptor chose.
+     */
+    void acceptor(final Acceptor acceptor, final Connection connection, final Consumer<Responder> serve)
+    {
+        this.acceptor = acceptor;
+        this.connection = connection;
+        this.serve = serve;
     }
 
     /** @return true once SETUP was accepted (server) or sent (client). */
@@ -205,7 +229,14 @@ final class SetupHandshake
             return reject(ErrorCode.INVALID_SETUP, "max frame length " + reader.maxFrameLength() + " below " +
                 MIN_FRAME_LENGTH);
         }
+        principal = link.peerPrincipal();
         if (authenticator != null && !authenticate(reader))
+        {
+            return false;
+        }
+        // The acceptor chooses the responder now, while this frame is read: the frames after SETUP, requests
+        // included, are read only once it has.
+        if (acceptor != null && !accept(reader))
         {
             return false;
         }
@@ -252,7 +283,9 @@ final class SetupHandshake
         reader.buffer().getBytes(reader.metadataOffset(), metadata);
         try
         {
-            authenticator.authenticate(new Credentials(metadata, link.peerPrincipal(), remoteAddress));
+            final Credentials credentials = new Credentials(metadata, link.peerPrincipal(), remoteAddress);
+            authenticator.authenticate(credentials);
+            principal = authenticator.principal(credentials);
             return true;
         }
         catch (final AuthenticationException ex)
@@ -271,6 +304,43 @@ final class SetupHandshake
             errorHandler.accept(ex);
             control.error(0, ErrorCode.REJECTED_SETUP, "authentication failed");
             close.closeGracefully(new RejectedException("authenticator failed: " + ex), null, null);
+            return false;
+        }
+    }
+
+    private boolean accept(final FrameReader reader)
+    {
+        final byte[] metadata = new byte[reader.metadataLength()];
+        reader.buffer().getBytes(reader.metadataOffset(), metadata);
+        final byte[] data = new byte[reader.dataLength()];
+        reader.buffer().getBytes(reader.dataOffset(), data);
+        try
+        {
+            final Responder responder = acceptor.accept(new ConnectionSetup(metadata, data, principal, remoteAddress),
+                connection);
+            if (responder == null)
+            {
+                throw new IllegalStateException("acceptor " + acceptor + " returned no responder");
+            }
+            serve.accept(responder);
+            return true;
+        }
+        catch (final RejectedException ex)
+        {
+            counters.onSetupRejected();
+            errorHandler.accept(new RejectedException("connection from " + remoteAddress + " refused by the " +
+                "acceptor: " + ex.getMessage()));
+            control.error(0, ErrorCode.REJECTED_SETUP, String.valueOf(ex.getMessage()));
+            close.closeGracefully(new RejectedException(String.valueOf(ex.getMessage())), null, null);
+            return false;
+        }
+        catch (final RuntimeException ex)
+        {
+            // A broken acceptor refuses: it chose nothing to serve the connection with.
+            counters.onSetupRejected();
+            errorHandler.accept(ex);
+            control.error(0, ErrorCode.REJECTED_SETUP, "connection refused: the server's acceptor failed");
+            close.closeGracefully(new RejectedException("acceptor failed: " + ex), null, null);
             return false;
         }
     }

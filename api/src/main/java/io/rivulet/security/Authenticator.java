@@ -30,8 +30,20 @@ public interface Authenticator
     void authenticate(Credentials credentials) throws AuthenticationException;
 
     /**
+     * Names who the peer is, once {@link #authenticate} accepted it; an {@link io.rivulet.Acceptor} sees the name as
+     * {@link io.rivulet.ConnectionSetup#principal()}. Runs on the conductor like {@link #authenticate}.
+     *
+     * @param credentials what the peer presented, accepted.
+     * @return the principal; by default the verified TLS peer's subject, or null without one.
+     */
+    default String principal(final Credentials credentials)
+    {
+        return credentials.peerPrincipal();
+    }
+
+    /**
      * @param tokens the tokens to accept (UTF-8, compared in constant time).
-     * @return an authenticator that accepts a peer whose SETUP metadata is one of the tokens.
+     * @return an authenticator that accepts a peer whose SETUP token is one of the tokens.
      */
     static Authenticator tokens(final String... tokens)
     {

@@ -125,6 +125,12 @@ public final class ThrottledAuthenticator implements Authenticator
     }
 
     @Override
+    public String principal(final Credentials credentials)
+    {
+        return delegate.principal(credentials);
+    }
+
+    @Override
     public String toString()
     {
         return "ThrottledAuthenticator{" + delegate + ", " + backoff.size() + " address(es) remembered}";

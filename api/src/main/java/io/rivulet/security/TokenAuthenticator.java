@@ -6,7 +6,8 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Accepts a peer whose SETUP metadata equals one of a fixed set of tokens. Comparison is constant-time
+ * Accepts a peer whose SETUP token ({@link Credentials#tokenBytes()}: the raw SETUP metadata, or its
+ * {@value Credentials#AUTHORIZATION} entry when that is composite metadata) equals one of a fixed set of tokens. Comparison is constant-time
  * per token ({@link MessageDigest#isEqual}) so that response timing does not leak a token's prefix.
  *
  * <p>Immutable and thread-safe.
@@ -38,7 +39,7 @@ public final class TokenAuthenticator implements Authenticator
     @Override
     public void authenticate(final Credentials credentials)
     {
-        final byte[] presented = credentials.setupMetadata();
+        final byte[] presented = credentials.tokenBytes();
         if (presented.length == 0)
         {
             throw new AuthenticationException("authentication required: no token in SETUP");

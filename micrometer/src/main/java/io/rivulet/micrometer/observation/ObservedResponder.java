@@ -13,6 +13,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -60,6 +61,8 @@ final class ObservedResponder
         final Function<Message, Mono<Message>> requestResponse = responder.requestResponse();
         final Function<Message, Flux<Message>> requestStream = responder.requestStream();
         final Function<Flux<Message>, Publisher<Message>> requestChannel = responder.requestChannel();
+        final BiFunction<Message, Flux<Message>, Publisher<Message>> requestChannelWithFirst =
+            responder.requestChannelWithFirst();
         if (fireAndForget != null)
         {
             builder.fireAndForget(message -> observeMono(Interaction.FIRE_AND_FORGET, message,
@@ -86,6 +89,12 @@ final class ObservedResponder
             builder.requestChannel(inbound -> inbound.switchOnFirst((first, messages) -> first.hasValue() ?
                 observeFlux(Interaction.REQUEST_CHANNEL, first.get(), () -> requestChannel.apply(messages)) :
                 requestChannel.apply(messages), false));
+        }
+        else if (requestChannelWithFirst != null)
+        {
+            // A handler that chooses from the opening message (a Router): it has it before it returns.
+            builder.requestChannelWithFirst((first, messages) -> observeFlux(Interaction.REQUEST_CHANNEL, first,
+                () -> requestChannelWithFirst.apply(first, messages)));
         }
         return builder.build();
     }

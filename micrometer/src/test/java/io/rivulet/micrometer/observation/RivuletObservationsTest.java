@@ -27,6 +27,7 @@ import io.rivulet.Metadata;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
+import io.rivulet.route.Router;
 import io.rivulet.Transports;
 import io.rivulet.tck.Await;
 import org.junit.jupiter.api.AfterEach;
@@ -266,6 +267,37 @@ class RivuletObservationsTest
         assertThat(timer(RivuletServerObservationConvention.NAME, "fire_and_forget", "none", "SUCCESS").count())
             .isEqualTo(1);
         toZeroCopy.close();
+    }
+
+    @Test
+    void aRoutedChannelIsServedAndObservedWithItsRoute()
+    {
+        final Server routed = server.bind("127.0.0.1:0", Router.builder()
+            .requestChannel("upper", String.class, words -> words.map(String::toUpperCase))
+            .build()).block(BLOCK);
+        final Connection toRouted = client.connect(routed.localAddress()).block(BLOCK);
+
+        final List<String> replies = toRouted.route("upper").requestChannel(Flux.just("a", "b"), String.class)
+            .collectList().block(BLOCK);
+
+        assertThat(replies).containsExactly("A", "B");
+        assertThat(span(SpanKind.SERVER).getTraceId()).isEqualTo(span(SpanKind.CLIENT).getTraceId());
+        Await.until(TIMEOUT, () -> meters.find(RivuletServerObservationConvention.NAME)
+            .tag(KeyNames.INTERACTION, "request_channel").tag(KeyNames.ROUTE, "upper").timer() != null,
+            () -> "the server's channel timer with its route");
+        toRouted.close();
+    }
+
+    @Test
+    void theResponderAnAcceptorChoosesIsObservedToo()
+    {
+        final Server accepting = server.bind("127.0.0.1:0", (setup, caller) -> Responder.builder()
+            .requestResponse(message -> Mono.just(Message.of("chosen"))).build()).block(BLOCK);
+        final Connection toAccepting = client.connect(accepting.localAddress()).block(BLOCK);
+
+        assertThat(toAccepting.requestResponse(Message.of("who?")).block(BLOCK).dataUtf8()).isEqualTo("chosen");
+        assertThat(span(SpanKind.SERVER).getTraceId()).isEqualTo(span(SpanKind.CLIENT).getTraceId());
+        toAccepting.close();
     }
 
     /** The one finished span of a kind, once there is one. */

@@ -1,7 +1,6 @@
 package io.rivulet.samples.actors;
 
 import io.rivulet.actors.ActorSystem;
-import io.rivulet.actors.SbeSerializer;
 import io.rivulet.actors.sample.wire.OrderAckDecoder;
 import io.rivulet.actors.sample.wire.OrderAckEncoder;
 import io.rivulet.actors.sample.wire.OrderDecoder;
@@ -15,10 +14,12 @@ import io.rivulet.actors.sample.wire.QuoteSubscriptionDecoder;
 import io.rivulet.actors.sample.wire.QuoteSubscriptionEncoder;
 import io.rivulet.actors.sample.wire.Side;
 
+import io.rivulet.serde.SbeCodec;
+
 import java.util.Locale;
 
 /**
- * The typed messages of the pricing and order services, and their SBE serializers (schema
+ * The typed messages of the pricing and order services, and their SBE codecs (schema
  * {@code sbe/pricing-sample.xml} of rivulet-actors). Prices are fixed-point in 1/10,000ths.
  */
 public final class PricingMessages
@@ -74,31 +75,31 @@ public final class PricingMessages
         }
     }
 
-    static final SbeSerializer<QuoteRequest, QuoteRequestEncoder, QuoteRequestDecoder> QUOTE_REQUESTS =
-        SbeSerializer.of(101, QuoteRequest.class, QuoteRequestEncoder::new, QuoteRequestDecoder::new,
+    static final SbeCodec<QuoteRequest, QuoteRequestEncoder, QuoteRequestDecoder> QUOTE_REQUESTS =
+        SbeCodec.of(QuoteRequest.class, QuoteRequestEncoder::new, QuoteRequestDecoder::new,
             (request, encoder) -> encoder.symbol(request.symbol()),
             decoder -> new QuoteRequest(decoder.symbol()));
 
-    static final SbeSerializer<Quote, QuoteEncoder, QuoteDecoder> QUOTES =
-        SbeSerializer.of(102, Quote.class, QuoteEncoder::new, QuoteDecoder::new,
+    static final SbeCodec<Quote, QuoteEncoder, QuoteDecoder> QUOTES =
+        SbeCodec.of(Quote.class, QuoteEncoder::new, QuoteDecoder::new,
             (quote, encoder) -> encoder.symbol(quote.symbol()).sequence(quote.sequence()).bid(quote.bid())
                 .ask(quote.ask()),
             decoder -> new Quote(decoder.symbol(), decoder.sequence(), decoder.bid(), decoder.ask()));
 
-    static final SbeSerializer<QuoteSubscription, QuoteSubscriptionEncoder, QuoteSubscriptionDecoder> SUBSCRIPTIONS =
-        SbeSerializer.of(103, QuoteSubscription.class, QuoteSubscriptionEncoder::new, QuoteSubscriptionDecoder::new,
+    static final SbeCodec<QuoteSubscription, QuoteSubscriptionEncoder, QuoteSubscriptionDecoder> SUBSCRIPTIONS =
+        SbeCodec.of(QuoteSubscription.class, QuoteSubscriptionEncoder::new, QuoteSubscriptionDecoder::new,
             (subscription, encoder) -> encoder.symbol(subscription.symbol()).count(subscription.count()),
             decoder -> new QuoteSubscription(decoder.symbol(), decoder.count()));
 
-    static final SbeSerializer<Order, OrderEncoder, OrderDecoder> ORDERS =
-        SbeSerializer.of(104, Order.class, OrderEncoder::new, OrderDecoder::new,
+    static final SbeCodec<Order, OrderEncoder, OrderDecoder> ORDERS =
+        SbeCodec.of(Order.class, OrderEncoder::new, OrderDecoder::new,
             (order, encoder) -> encoder.orderId(order.orderId()).symbol(order.symbol()).side(order.side())
                 .quantity(order.quantity()).limitPrice(order.limitPrice()),
             decoder -> new Order(decoder.orderId(), decoder.symbol(), decoder.side(), decoder.quantity(),
                 decoder.limitPrice()));
 
-    static final SbeSerializer<OrderAck, OrderAckEncoder, OrderAckDecoder> ACKS =
-        SbeSerializer.of(105, OrderAck.class, OrderAckEncoder::new, OrderAckDecoder::new,
+    static final SbeCodec<OrderAck, OrderAckEncoder, OrderAckDecoder> ACKS =
+        SbeCodec.of(OrderAck.class, OrderAckEncoder::new, OrderAckDecoder::new,
             (ack, encoder) -> encoder.orderId(ack.orderId()).status(ack.status()).fillPrice(ack.fillPrice())
                 .reason(ack.reason()),
             decoder -> new OrderAck(decoder.orderId(), decoder.status(), decoder.fillPrice(), decoder.reason()));
@@ -109,15 +110,15 @@ public final class PricingMessages
 
     /**
      * @param context an actor system's configuration.
-     * @return the same, with the serializers of every message above registered.
+     * @return the same, with the codecs of every message above registered (ids 101 to 105).
      */
     public static ActorSystem.Context register(final ActorSystem.Context context)
     {
-        return context.serializer(QUOTE_REQUESTS)
-            .serializer(QUOTES)
-            .serializer(SUBSCRIPTIONS)
-            .serializer(ORDERS)
-            .serializer(ACKS);
+        return context.codec(101, QuoteRequest.class, QUOTE_REQUESTS)
+            .codec(102, Quote.class, QUOTES)
+            .codec(103, QuoteSubscription.class, SUBSCRIPTIONS)
+            .codec(104, Order.class, ORDERS)
+            .codec(105, OrderAck.class, ACKS);
     }
 
     /** @return a fixed-point price as text, 1.0850. */

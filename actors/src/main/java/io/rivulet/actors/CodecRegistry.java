@@ -6,25 +6,25 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The serializers of an actor system, by id (decoding) and by class (encoding). Built once at start.
+ * The codecs of an actor system, by id (decoding) and by class (encoding). Built once at start.
  *
  * <p>Thread-safe: the id map is never written after construction; the class map is a concurrent cache.
  */
-final class SerializerRegistry
+final class CodecRegistry
 {
-    private final Int2ObjectHashMap<Serializer<?>> byId = new Int2ObjectHashMap<>();
-    private final ConcurrentHashMap<Class<?>, Serializer<?>> byClass = new ConcurrentHashMap<>();
-    private final List<Serializer<?>> all;
+    private final Int2ObjectHashMap<CodecBinding<?>> byId = new Int2ObjectHashMap<>();
+    private final ConcurrentHashMap<Class<?>, CodecBinding<?>> byClass = new ConcurrentHashMap<>();
+    private final List<CodecBinding<?>> all;
 
-    SerializerRegistry(final List<Serializer<?>> serializers)
+    CodecRegistry(final List<CodecBinding<?>> serializers)
     {
         this.all = List.copyOf(serializers);
-        for (final Serializer<?> serializer : all)
+        for (final CodecBinding<?> serializer : all)
         {
-            final Serializer<?> previous = byId.put(serializer.id(), serializer);
+            final CodecBinding<?> previous = byId.put(serializer.id(), serializer);
             if (previous != null)
             {
-                throw new IllegalArgumentException("serializer id " + serializer.id() + " is taken by " + previous +
+                throw new IllegalArgumentException("codec id " + serializer.id() + " is taken by " + previous +
                     "; cannot also register " + serializer);
             }
             byClass.putIfAbsent(serializer.type(), serializer);
@@ -37,13 +37,13 @@ final class SerializerRegistry
      * @throws SerializationException when none fits.
      */
     @SuppressWarnings("unchecked")
-    Serializer<Object> forMessage(final Object message)
+    CodecBinding<Object> forMessage(final Object message)
     {
         final Class<?> type = message.getClass();
-        Serializer<?> serializer = byClass.get(type);
+        CodecBinding<?> serializer = byClass.get(type);
         if (serializer == null)
         {
-            for (final Serializer<?> candidate : all)
+            for (final CodecBinding<?> candidate : all)
             {
                 if (candidate.type().isAssignableFrom(type))
                 {
@@ -55,10 +55,10 @@ final class SerializerRegistry
         }
         if (serializer == null)
         {
-            throw new SerializationException("no serializer for " + type.getName() +
-                "; register one with ActorSystem.Context.serializer(...)");
+            throw new SerializationException("no codec for " + type.getName() +
+                "; register one with ActorSystem.Context.codec(...)");
         }
-        return (Serializer<Object>)serializer;
+        return (CodecBinding<Object>)serializer;
     }
 
     /**
@@ -66,12 +66,12 @@ final class SerializerRegistry
      * @return the serializer with that id.
      * @throws SerializationException when there is none.
      */
-    Serializer<?> forId(final int id)
+    CodecBinding<?> forId(final int id)
     {
-        final Serializer<?> serializer = byId.get(id);
+        final CodecBinding<?> serializer = byId.get(id);
         if (serializer == null)
         {
-            throw new SerializationException("no serializer with id " + id + " is registered on this node");
+            throw new SerializationException("no codec with id " + id + " is registered on this node");
         }
         return serializer;
     }

@@ -10,7 +10,7 @@ package io.rivulet;
 public enum EngineFailure
 {
     /**
-     * The JVM keeps running with the node closed: later calls on the node fail at once with "node failed: <cause>".
+     * The JVM keeps running with the node closed: later calls on the node fail at once with "node failed: &lt;cause&gt;".
      * The default: the application decides (its error handler heard the cause), e.g. closes the node and starts a
      * new one.
      */

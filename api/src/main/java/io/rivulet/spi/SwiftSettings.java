@@ -3,7 +3,7 @@ package io.rivulet.spi;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Parameters of {@link SwiftCongestionControl}, after Swift (SIGCOMM 2020) and its public simulator.
+ * Parameters of {@link io.rivulet.protocol.datagram.SwiftCongestionControl}, after Swift (SIGCOMM 2020) and its public simulator.
  * Defaults come from {@code rivulet.ud.*} system properties; {@link #validate()} names a bad value.
  * Windows are in datagrams and may be fractional (below one the sender paces).
  *

@@ -35,7 +35,8 @@
  * UD queue pairs, address handles, multicast, atomics (their operands never reach native memory),
  * shared receive queues, IPv6, {@code rdma_reject} (a request is rejected by destroying its id),
  * private data, {@code ibv_query_qp} (queue pair state is tracked from CM events and completions).
- * The first four go through librivulet-verbs, Rivulet's JNI extension ({@code src/main/c}, loaded by
+ * The first four go through librivulet-verbs, Rivulet's JNI extension
+ * ({@code transport-rdma-native/src/main/c}, loaded by
  * {@code io.rivulet.transport.rdma.jni.NativeLibrary}), on DiSNI's own PD, CQ and QP pointers ({@code NatObject.getObjId()}):
  * {@code DisniUdQueuePair}, {@code DisniAddressHandle}, {@link io.rivulet.transport.rdma.disni.DisniMulticast}
  * and atomics in {@code DisniQueuePair} (refused when the device's {@code atomic_cap} is NONE), plus

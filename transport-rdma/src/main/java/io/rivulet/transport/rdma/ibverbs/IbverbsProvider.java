@@ -12,7 +12,8 @@ import java.util.Objects;
 
 /**
  * The {@code ibverbs} provider: RDMA hardware (InfiniBand, RoCE, iWARP, and Soft-RoCE for tests) through rdma-core
- * directly, with Rivulet's own JNI binding (librivulet-verbs, shipped in the jar). An RDMA host needs only its
+ * directly, with Rivulet's own JNI binding (librivulet-verbs, shipped in the rivulet-transport-rdma-native jar, a
+ * dependency of this module). An RDMA host needs only its
  * distribution's rdma-core packages ({@code libibverbs1}, {@code librdmacm1} and the device's provider library),
  * which every RDMA host has; no DiSNI, no library built by hand.
  *

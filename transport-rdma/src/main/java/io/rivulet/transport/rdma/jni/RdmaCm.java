@@ -7,7 +7,8 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
 /**
- * librdmacm, the RDMA connection manager, through librivulet-verbs ({@code src/main/c/rdma_cm.c}): event
+ * librdmacm, the RDMA connection manager, through librivulet-verbs
+ * ({@code transport-rdma-native/src/main/c/rdma_cm.c}): event
  * channels (non-blocking), ids, address and route resolution, listen, connect, accept, reject, disconnect and
  * the queue pair an id owns. Conventions as {@link Verbs}: primitives only, {@code -errno} on failure.
  *

@@ -8,7 +8,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * libibverbs through librivulet-verbs ({@code src/main/c/verbs.c}), loaded by {@link NativeLibrary}: devices,
+ * libibverbs through librivulet-verbs ({@code transport-rdma-native/src/main/c/verbs.c}), loaded by
+ * {@link NativeLibrary}: devices,
  * protection domains, memory regions, completion queues, queue pairs, address handles, posting and polling.
  *
  * <p>Handles are C pointers ({@code ibv_context}, {@code ibv_pd}, {@code ibv_mr}, {@code ibv_cq}, {@code ibv_qp},

@@ -10,6 +10,8 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -17,11 +19,36 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class NativeLibraryTest
 {
+    private static final String RESOURCE = "META-INF/native/linux-x86_64/librivulet-verbs.so";
+    private static final String FILE_NAME = System.mapLibraryName("rivulet-verbs");
+
     @TempDir
     Path root;
 
+    /** Records what it was asked to load; fails for the files it was told to, and may report an ABI mismatch. */
+    private static class FakeLinker implements NativeLibrary.Linker
+    {
+        final List<Path> loaded = new ArrayList<>();
+        final List<Path> refuse = new ArrayList<>();
+        String mismatch;
+
+        public void load(final Path file)
+        {
+            loaded.add(file);
+            if (refuse.contains(file))
+            {
+                throw new UnsatisfiedLinkError(file + ": libibverbs.so.1: cannot open shared object file");
+            }
+        }
+
+        public String mismatch()
+        {
+            return mismatch;
+        }
+    }
+
     @Test
-    void shouldLoadTheLibraryTheBuildCompiledOrSayItWasNotBuilt() throws IOException
+    void shouldLoadTheLibraryTheBuildCompiledOrSayItWasNotFound() throws IOException
     {
         final NativeLibrary.Status status = NativeLibrary.status();
         final boolean inClassPath;
@@ -31,7 +58,8 @@ class NativeLibraryTest
         }
         if (NativeLibraryTestSupport.expected())
         {
-            assertThat(inClassPath).as("the build put " + NativeLibrary.resourcePath() + " in the classes").isTrue();
+            assertThat(inClassPath).as("the native jar put " + NativeLibrary.resourcePath() + " on the class path")
+                .isTrue();
             assertThat(status.loaded()).as(status.description()).isTrue();
             assertThat(status.description()).startsWith("librivulet-verbs loaded from ");
         }
@@ -39,7 +67,7 @@ class NativeLibraryTest
         {
             assertThat(status.loaded()).isFalse();
             assertThat(status.description()).startsWith(NativeLibrary.NOT_BUILT)
-                .contains("rdma-core headers were missing at build time");
+                .contains("class path resource " + NativeLibrary.resourcePath() + ": absent");
         }
         else
         {
@@ -62,49 +90,131 @@ class NativeLibraryTest
     }
 
     @Test
-    void shouldSayTheLibraryWasNotBuiltWhenNoSourceHasIt()
+    void shouldNameEverySourceTriedWhenNoneHasTheLibrary()
     {
-        final ClassLoader empty = new URLClassLoader(new URL[0], null);
-        final NativeLibrary.Status status = NativeLibrary.load(null, root.toString(), empty);
+        final FakeLinker linker = new FakeLinker();
+        final NativeLibrary.Status status = NativeLibrary.load(null, root.toString(), empty(), RESOURCE, linker);
 
         assertThat(status.loaded()).isFalse();
-        assertThat(status.description()).isEqualTo(NativeLibrary.NOT_BUILT + " (tried: no " +
-            System.mapLibraryName("rivulet-verbs") + " on java.library.path; no " + NativeLibrary.resourcePath() +
-            " in the class path)");
+        assertThat(status.description()).isEqualTo(NativeLibrary.NOT_BUILT + "; tried, in order: " +
+            "-Drivulet.rdma.verbs.library: not set; " +
+            "java.library.path [" + root + "]: no " + FILE_NAME + " in any of its directories; " +
+            "class path resource " + RESOURCE + ": absent");
+        assertThat(linker.loaded).isEmpty();
     }
 
     @Test
-    void shouldReportAnExplicitFileThatIsNotALibrary() throws IOException
+    void shouldTryEverySourceInOrderAndSayWhyEachFailed() throws IOException
+    {
+        final Path missing = root.resolve("nowhere/librivulet-verbs.so");
+        final Path dir = Files.createDirectories(root.resolve("lib"));
+        final Path onLibraryPath = Files.writeString(dir.resolve(FILE_NAME), "not an ELF file");
+        final Path jar = jarWithLibrary("jar");
+        final FakeLinker linker = new FakeLinker()
+        {
+            public void load(final Path file)
+            {
+                loaded.add(file);
+                throw new UnsatisfiedLinkError(file + ": invalid ELF header");
+            }
+        };
+
+        final NativeLibrary.Status status = NativeLibrary.load(
+            missing.toString(), root.resolve("empty") + File.pathSeparator + dir, loader(jar), RESOURCE, linker);
+
+        assertThat(status.loaded()).isFalse();
+        assertThat(linker.loaded).hasSize(2);
+        assertThat(linker.loaded.get(0)).isEqualTo(onLibraryPath);
+        final Path extracted = linker.loaded.get(1);
+        assertThat(extracted.getFileName().toString()).startsWith("librivulet-verbs-").endsWith(".so");
+        assertThat(Files.readString(extracted)).isEqualTo("the jar's copy");
+        assertThat(status.description()).isEqualTo("librivulet-verbs could not be loaded; tried, in order: " +
+            "-Drivulet.rdma.verbs.library (" + missing + "): no such file; " +
+            "java.library.path (" + onLibraryPath + "): failed to load (" + onLibraryPath + ": invalid ELF header); " +
+            "class path resource " + RESOURCE + " (" + extracted + "): failed to load (" + extracted +
+            ": invalid ELF header). Install rdma-core's user-space libraries (Debian: apt-get install libibverbs1 " +
+            "librdmacm1, or rdma-core), or rebuild the library from this version's sources");
+    }
+
+    @Test
+    void shouldGoOnToTheNextSourceAndNameTheOnesThatFailed() throws IOException
+    {
+        final Path explicit = Files.writeString(root.resolve("explicit.so"), "x");
+        final Path jar = jarWithLibrary("jar");
+        final FakeLinker linker = new FakeLinker();
+        linker.refuse.add(explicit);
+
+        final NativeLibrary.Status status = NativeLibrary.load(explicit.toString(), "", loader(jar), RESOURCE, linker);
+
+        assertThat(status.loaded()).isTrue();
+        assertThat(linker.loaded).hasSize(2).startsWith(explicit);
+        assertThat(status.description()).isEqualTo("librivulet-verbs loaded from " + linker.loaded.get(1) +
+            " (class path resource " + RESOURCE + "); before it: -Drivulet.rdma.verbs.library (" + explicit +
+            "): failed to load (" + explicit + ": libibverbs.so.1: cannot open shared object file)");
+    }
+
+    @Test
+    void shouldPreferTheExplicitFileThenJavaLibraryPathToTheJarsCopy() throws IOException
+    {
+        final Path explicit = Files.writeString(root.resolve("explicit.so"), "x");
+        final Path dir = Files.createDirectories(root.resolve("lib"));
+        final Path onLibraryPath = Files.writeString(dir.resolve(FILE_NAME), "x");
+        final Path jar = jarWithLibrary("jar");
+
+        final FakeLinker first = new FakeLinker();
+        assertThat(NativeLibrary.load(" " + explicit + " ", dir.toString(), loader(jar), RESOURCE, first).description())
+            .isEqualTo("librivulet-verbs loaded from " + explicit + " (-Drivulet.rdma.verbs.library)");
+        assertThat(first.loaded).containsExactly(explicit);
+
+        final FakeLinker second = new FakeLinker();
+        assertThat(NativeLibrary.load("", dir.toString(), loader(jar), RESOURCE, second).description())
+            .isEqualTo("librivulet-verbs loaded from " + onLibraryPath + " (java.library.path)");
+        assertThat(second.loaded).containsExactly(onLibraryPath);
+    }
+
+    @Test
+    void shouldStopAtALibraryOfAnotherAbiBecauseTheNativesAreBoundToIt() throws IOException
+    {
+        final Path dir = Files.createDirectories(root.resolve("lib"));
+        final Path old = Files.writeString(dir.resolve(FILE_NAME), "x");
+        final FakeLinker linker = new FakeLinker();
+        linker.mismatch = "speaks ABI 1; this Rivulet needs ABI 2";
+
+        final NativeLibrary.Status status = NativeLibrary.load(
+            null, dir.toString(), loader(jarWithLibrary("jar")), RESOURCE, linker);
+
+        assertThat(status.loaded()).isFalse();
+        assertThat(linker.loaded).containsExactly(old);
+        assertThat(status.description()).isEqualTo("librivulet-verbs at " + old + " (from java.library.path) " +
+            "speaks ABI 1; this Rivulet needs ABI 2: rebuild it from this version's sources");
+    }
+
+    @Test
+    void shouldReportAnExplicitFileThatIsNotALibraryThroughTheRealLoader() throws IOException
     {
         final Path bogus = Files.writeString(root.resolve("librivulet-verbs.so"), "not an ELF file");
-        final NativeLibrary.Status status = NativeLibrary.load(" " + bogus + " ", "", getClass().getClassLoader());
+        final NativeLibrary.Status status = NativeLibrary.load(
+            bogus.toString(), "", empty(), RESOURCE, realLinker());
 
         assertThat(status.loaded()).isFalse();
         assertThat(status.description())
-            .startsWith("librivulet-verbs at " + bogus + " (from -D" + NativeLibrary.LIBRARY_PROPERTY + ") failed to load (")
-            .endsWith("): install rdma-core's user-space libraries (Debian: apt-get install libibverbs1 librdmacm1, " +
-                "or rdma-core), or rebuild on this machine");
+            .startsWith("librivulet-verbs could not be loaded; tried, in order: -Drivulet.rdma.verbs.library (" +
+                bogus + "): failed to load (")
+            .contains("; java.library.path []: no " + FILE_NAME + " in any of its directories; class path resource " +
+                RESOURCE + ": absent. Install rdma-core's user-space libraries");
     }
 
     @Test
-    void shouldPreferJavaLibraryPathToTheJarsCopy() throws IOException
+    void shouldNameThePlatformAsNativeJarClassifiersDo()
     {
-        final Path dir = Files.createDirectories(root.resolve("lib"));
-        final Path bogus = Files.writeString(dir.resolve(System.mapLibraryName("rivulet-verbs")), "not an ELF file");
-        final NativeLibrary.Status status = NativeLibrary.load(
-            null, root.resolve("nothing") + File.pathSeparator + dir, getClass().getClassLoader());
-
-        assertThat(status.loaded()).isFalse();
-        assertThat(status.description()).startsWith("librivulet-verbs at " + bogus + " (from java.library.path) failed");
-    }
-
-    @Test
-    void shouldNameThePlatformsResource()
-    {
+        assertThat(NativeLibrary.platform("Linux", "amd64")).isEqualTo("linux-x86_64");
+        assertThat(NativeLibrary.platform("Linux", "x86_64")).isEqualTo("linux-x86_64");
+        assertThat(NativeLibrary.platform("Linux", "aarch64")).isEqualTo("linux-aarch_64");
+        assertThat(NativeLibrary.platform("Mac OS X", "aarch64")).isEqualTo("osx-aarch_64");
+        assertThat(NativeLibrary.platform("Windows 11", "amd64")).isEqualTo("windows-x86_64");
+        assertThat(NativeLibrary.platform("FreeBSD", "riscv64")).isEqualTo("freebsd-riscv64");
         assertThat(NativeLibrary.resourcePath())
-            .startsWith("META-INF/native/")
-            .endsWith("/" + System.mapLibraryName("rivulet-verbs"))
-            .contains(System.getProperty("os.arch"));
+            .isEqualTo("META-INF/native/" + NativeLibrary.platform() + "/" + FILE_NAME);
     }
 
     @Test
@@ -123,5 +233,42 @@ class NativeLibraryTest
                 .hasMessageStartingWith("a UD queue pair needs librivulet-verbs, Rivulet's JNI binding to rdma-core")
                 .hasMessageContaining(status.description());
         }
+    }
+
+    /** @return a class path directory holding a library resource, as the native jar does. */
+    private Path jarWithLibrary(final String name) throws IOException
+    {
+        final Path dir = root.resolve(name);
+        final Path library = dir.resolve(RESOURCE);
+        Files.createDirectories(library.getParent());
+        Files.writeString(library, "the jar's copy");
+        return dir;
+    }
+
+    private static ClassLoader loader(final Path classPathEntry) throws IOException
+    {
+        return new URLClassLoader(new URL[] {classPathEntry.toUri().toURL()}, null);
+    }
+
+    private static ClassLoader empty()
+    {
+        return new URLClassLoader(new URL[0], null);
+    }
+
+    /** System.load itself, and no ABI check: these files never load. */
+    private static NativeLibrary.Linker realLinker()
+    {
+        return new NativeLibrary.Linker()
+        {
+            public void load(final Path file)
+            {
+                System.load(file.toString());
+            }
+
+            public String mismatch()
+            {
+                throw new AssertionError("a file that is no library loaded");
+            }
+        };
     }
 }

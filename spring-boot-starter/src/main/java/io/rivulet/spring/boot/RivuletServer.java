@@ -8,12 +8,14 @@ import org.springframework.context.SmartLifecycle;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 
 /**
  * The auto-configured server ({@code rivulet.server.port}): binds when the application context starts, after every
  * singleton exists, and closes first when it stops, so nothing is served by a half-built or half-closed
- * application. {@link #port()} gives the bound port, the real one when 0 was asked for.
+ * application. {@link #port()} gives the bound port, the real one when 0 was asked for. While it listens, one
+ * non-daemon thread keeps the JVM alive, so an application that only serves does not end with its main method.
  *
  * <p>Thread-safe: the lifecycle methods are serialised; the accessors may be called from any thread.
  */
@@ -27,6 +29,7 @@ public final class RivuletServer implements SmartLifecycle
     private final String address;
     private final Function<String, Mono<Server>> bind;
     private volatile Server server;
+    private CountDownLatch stopped;
 
     /**
      * @param address {@code host:port} to bind.
@@ -59,6 +62,25 @@ public final class RivuletServer implements SmartLifecycle
             throw new RivuletException("rivulet.server: binding " + address + " gave no server");
         }
         server = bound;
+        // The engine's threads are daemons: without one ordinary thread, an application that only serves would
+        // end as soon as its main method returned (Spring's web servers keep one for the same reason).
+        // It ends when the context stops the server, or when the server closes on its own (the node failed).
+        final CountDownLatch latch = new CountDownLatch(1);
+        stopped = latch;
+        bound.onClose().subscribe(null, error -> latch.countDown(), latch::countDown);
+        final Thread awaitThread = new Thread(() ->
+        {
+            try
+            {
+                latch.await();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }, "rivulet-server-" + port());
+        awaitThread.setDaemon(false);
+        awaitThread.start();
         LOG.info("Rivulet server listening on {}", bound.localAddress());
     }
 
@@ -70,6 +92,7 @@ public final class RivuletServer implements SmartLifecycle
         {
             server = null;
             bound.close();
+            stopped.countDown();
         }
     }
 

@@ -96,6 +96,43 @@ class SslBundleTlsTest
             });
     }
 
+    @Test
+    void mutualTlsWhenTheServerRequiresClientCertificates()
+    {
+        final String[] trust = {"rivulet.counters-file=false", "rivulet.ssl.bundle=rivulet",
+            "spring.ssl.bundle.jks.rivulet.truststore.location=file:" + trustStore,
+            "spring.ssl.bundle.jks.rivulet.truststore.password=" + PASSWORD,
+            "spring.ssl.bundle.jks.rivulet.truststore.type=PKCS12"};
+        final String[] key = {"spring.ssl.bundle.jks.rivulet.keystore.location=file:" + keyStore,
+            "spring.ssl.bundle.jks.rivulet.keystore.password=" + PASSWORD,
+            "spring.ssl.bundle.jks.rivulet.keystore.type=PKCS12"};
+        final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RivuletAutoConfiguration.class))
+            .withPropertyValues(trust);
+
+        runner.withPropertyValues(key).withPropertyValues("rivulet.server.port=0", "rivulet.ssl.client-auth=required")
+            .withBean(Responder.class, () -> Responder.builder()
+                .requestResponse(request -> Mono.just(Message.of("mtls:" + request.dataUtf8()))).build())
+            .run(server ->
+            {
+                assertThat(server).hasNotFailed();
+                final String address = "127.0.0.1:" + server.getBean(RivuletServer.class).port();
+
+                // No certificate of its own: refused in the handshake (one attempt, no retries).
+                runner.withPropertyValues("rivulet.client.max-attempts=0").run(client ->
+                    assertThatThrownBy(() -> client.getBean(RivuletConnections.class).connect(address)
+                        .requestResponse(Message.of("anonymous")).block(TIMEOUT))
+                        .hasMessageContaining("Retries exhausted")
+                        .cause().hasMessageContaining("TLS handshake")); // the handshake's error, not a timeout
+
+                // The bundle's key store as the client's certificate, which the server's trust store holds.
+                runner.withPropertyValues(key).run(client ->
+                    assertThat(client.getBean(RivuletConnections.class).connect(address)
+                        .requestResponse(Message.of("signed")).map(Message::dataUtf8).block(TIMEOUT))
+                        .isEqualTo("mtls:signed"));
+            });
+    }
+
     private static void keytool(final String... arguments) throws IOException, InterruptedException
     {
         final List<String> command = new ArrayList<>();

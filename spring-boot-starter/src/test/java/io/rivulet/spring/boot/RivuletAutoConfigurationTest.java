@@ -9,6 +9,9 @@ import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
 import io.rivulet.micrometer.RivuletMetrics;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
@@ -195,6 +198,27 @@ class RivuletAutoConfigurationTest
                 final MeterRegistry registry = context.getBean(MeterRegistry.class);
                 assertThat(registry.get("rivulet.connections.opened").tag("node", "metered").functionCounter().count())
                     .isZero();
+            });
+    }
+
+    @Test
+    void metricsAreBoundOnceToSpringBootsOwnRegistry()
+    {
+        // Spring Boot's metrics auto-configurations make the registry: the binding must come after them (its
+        // @ConditionalOnBean), bind once to the composite (the primary), and not be bound again as a MeterBinder.
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RivuletAutoConfiguration.class, RivuletMetricsAutoConfiguration.class,
+                MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                SimpleMetricsExportAutoConfiguration.class))
+            .withPropertyValues("rivulet.counters-file=false", "rivulet.node-name=boot-metered")
+            .run(context ->
+            {
+                assertThat(context).hasNotFailed().hasSingleBean(RivuletMeterBinding.class);
+                final MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.find("rivulet.connections.opened").tag("node", "boot-metered")
+                    .functionCounters()).hasSize(1);
+                assertThat(context.getBean(SimpleMeterRegistry.class)
+                    .find("rivulet.connections.opened").functionCounters()).hasSize(1);
             });
     }
 

@@ -24,6 +24,8 @@ import java.util.function.Function;
  *
  * <p>The node launches when its bean is created, so the beans that take it find it running; it closes when the
  * context closes, after the server and connections (which depend on it).
+ *
+ * <p>Spring calls the bean methods once each, on the thread that refreshes the context.
  */
 @AutoConfiguration(after = SslAutoConfiguration.class)
 @EnableConfigurationProperties(RivuletProperties.class)

@@ -14,6 +14,8 @@ import org.springframework.context.annotation.Bean;
  * Binds the node's counters to the application's {@link MeterRegistry} ({@link RivuletMetrics}) when Micrometer and
  * rivulet-micrometer are on the class path and the application has a registry: its own bean, or Spring Boot's
  * (spring-boot-micrometer-metrics, after whose auto-configuration this one runs).
+ *
+ * <p>Spring calls the bean method once, on the thread that refreshes the context.
  */
 @AutoConfiguration(after = RivuletAutoConfiguration.class, afterName = {
     "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",

@@ -85,6 +85,7 @@ public final class TlsSettings
     private long handshakeTimeoutNs = DEFAULT_HANDSHAKE_TIMEOUT_NS;
     private int maxHandshakesPerAddress = DEFAULT_MAX_HANDSHAKES_PER_ADDRESS;
     private boolean verifyHostname = true;
+    private SSLContext sslContext;
 
     /**
      * @return settings from {@code rivulet.tcp.tls.*} properties, or null when none of the certificate
@@ -221,6 +222,20 @@ public final class TlsSettings
         return this;
     }
 
+    /**
+     * A ready context instead of key and trust files: its key managers are this side's certificate, its trust
+     * managers judge the peer's (Spring Boot's {@code SslBundle.createSslContext()}, for one). Protocols, client
+     * authentication and hostname verification still come from these settings.
+     *
+     * @param sslContext an initialised context; not to be combined with key store, PEM or trust settings.
+     * @return this.
+     */
+    public TlsSettings sslContext(final SSLContext sslContext)
+    {
+        this.sslContext = sslContext;
+        return this;
+    }
+
     /** Whether a server requires clients to present a certificate (mutual TLS); default NONE. */
     public TlsSettings clientAuth(final ClientAuth clientAuth)
     {
@@ -306,10 +321,13 @@ public final class TlsSettings
         return verifyHostname;
     }
 
-    /** @return true when this side has a certificate to present (a server needs one). */
+    /**
+     * @return true when this side has a certificate to present (a server needs one); a given
+     *         {@link #sslContext(SSLContext)} is taken to have one.
+     */
     public boolean hasKeyMaterial()
     {
-        return keyStore != null || certificateChain != null;
+        return keyStore != null || certificateChain != null || sslContext != null;
     }
 
     /**
@@ -331,6 +349,14 @@ public final class TlsSettings
         if (trustStore != null && trustedCertificates != null)
         {
             throw new ConfigurationException("TLS trust material: give a trust store or a PEM file, not both");
+        }
+        if (sslContext != null)
+        {
+            if (keyStore != null || certificateChain != null || trustStore != null || trustedCertificates != null)
+            {
+                throw new ConfigurationException("TLS: give an SSLContext or key and trust files, not both");
+            }
+            return sslContext;
         }
         try
         {
@@ -488,6 +514,11 @@ public final class TlsSettings
     @Override
     public String toString()
     {
+        if (sslContext != null)
+        {
+            return "TlsSettings{sslContext=" + sslContext.getProtocol() + ", clientAuth=" + clientAuth + ", protocols=" +
+                protocols + "}";
+        }
         return "TlsSettings{" + (keyStore != null ? "keyStore=" + keyStore : certificateChain != null ?
             "certificateChain=" + certificateChain : "no key") + ", " + (trustStore != null ? "trustStore=" + trustStore :
             trustedCertificates != null ? "trustedCertificates=" + trustedCertificates : "default trust") +

@@ -208,6 +208,30 @@ class TlsTest
 
     @Test
     @ScaledTimeout(120)
+    void shouldServeAndConnectWithAGivenSslContext()
+    {
+        // A ready SSLContext (what Spring Boot's SslBundle gives): its keys and trust, these settings' protocols.
+        final TlsSettings server = new TlsSettings().sslContext(serverTls().newSslContext()).protocols("TLSv1.2");
+        assertThat(server.hasKeyMaterial()).isTrue();
+        final Rivulet serverNode = launch(TcpTransport.tls(server), ThreadingMode.SHARED);
+        final Rivulet clientNode = launch(TcpTransport.tls(new TlsSettings().sslContext(clientTls().newSslContext())),
+            ThreadingMode.SHARED);
+        final Server bound = serverNode.bind("127.0.0.1:0", ECHO).block(TIMEOUT);
+
+        final Connection connection = clientNode.connect(bound.localAddress()).block(TIMEOUT);
+        assertThat(connection.requestResponse(Message.of("context")).map(Message::dataUtf8).block(TIMEOUT))
+            .isEqualTo("echo:context");
+        // A plaintext client still meets TLS.
+        final Rivulet plain = launch(TcpTransport.plain(), ThreadingMode.SHARED);
+        assertThatThrownBy(() -> plain.connect(bound.localAddress()).block(TIMEOUT))
+            .isInstanceOf(RejectedException.class).hasMessageContaining("this server requires TLS");
+        // A context and files together are ambiguous.
+        assertThatThrownBy(() -> serverTls().sslContext(server.newSslContext()).newSslContext())
+            .isInstanceOf(io.rivulet.ConfigurationException.class).hasMessageContaining("not both");
+    }
+
+    @Test
+    @ScaledTimeout(120)
     void shouldRejectServerCertificateNotNamingTheHost()
     {
         final Rivulet serverNode = launch(TcpTransport.tls(serverTls()), ThreadingMode.SHARED);

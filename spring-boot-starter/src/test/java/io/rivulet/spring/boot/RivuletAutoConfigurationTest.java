@@ -121,7 +121,7 @@ class RivuletAutoConfigurationTest
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).isInstanceOf(BeanCreationException.class)
                 .hasRootCauseInstanceOf(ConfigurationException.class)
-                .rootCause().hasMessageContaining("maxFrameLength must be within [256, 16 MiB]: 100");
+                .rootCause().hasMessage("Context.maxFrameLength(100): must be within 256 bytes and 16m, e.g. 16k");
         });
     }
 

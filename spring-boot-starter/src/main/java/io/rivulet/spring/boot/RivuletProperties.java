@@ -148,6 +148,8 @@ public class RivuletProperties
 
     private final Client client = new Client();
 
+    private final Observations observations = new Observations();
+
     public String getTransport()
     {
         return transport;
@@ -493,6 +495,11 @@ public class RivuletProperties
         return client;
     }
 
+    public Observations getObservations()
+    {
+        return observations;
+    }
+
     /** {@code rivulet.server.*}: the auto-configured server, started when a port is set. */
     public static class Server
     {
@@ -609,6 +616,23 @@ public class RivuletProperties
         public void setMaxAttempts(final Long maxAttempts)
         {
             this.maxAttempts = maxAttempts;
+        }
+    }
+
+    /** {@code rivulet.observations.*}: Micrometer observations of every request ({@code RivuletObservations}). */
+    public static class Observations
+    {
+        /** Whether requests are observed when the application has an ObservationRegistry bean. */
+        private boolean enabled = true;
+
+        public boolean isEnabled()
+        {
+            return enabled;
+        }
+
+        public void setEnabled(final boolean enabled)
+        {
+            this.enabled = enabled;
         }
     }
 }

@@ -6,8 +6,8 @@ import io.rivulet.samples.spring.server.QuoteServer;
 import io.rivulet.spring.boot.RivuletServer;
 import io.rivulet.tck.TestTime;
 import io.rivulet.spring.boot.RivuletConnections;
-import io.rivulet.Message;
 import io.rivulet.ApplicationErrorException;
+import io.rivulet.RejectedException;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringApplication;
@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The sample pair in one JVM: the quote service as the test's application (its quote-server.properties, a free
  * port), and the client service started beside it from its own quote-client.properties, pointed at that port. The
- * client's report must hold the deterministic quotes and five ticks.
+ * client's report must hold the deterministic quotes and five ticks, which crossed as JSON records on two routes.
  */
 @SpringBootTest(classes = QuoteServer.class,
     properties = {"spring.config.name=quote-server", "rivulet.server.port=0", "rivulet.counters-file=false"})
@@ -49,27 +49,31 @@ class QuoteServicePairTest
             final List<String> lines = context.getBean(QuoteReport.class).lines();
             assertThat(lines).containsExactly(
                 "quote-client: asking " + server.localAddress() + " for ACME, INITECH, GLOBEX",
-                "quote-client: quote ACME " + Quotes.price("ACME", 0),
-                "quote-client: quote INITECH " + Quotes.price("INITECH", 0),
-                "quote-client: quote GLOBEX " + Quotes.price("GLOBEX", 0),
+                "quote-client: quote ACME " + Quotes.price("ACME", 0).toPlainString(),
+                "quote-client: quote INITECH " + Quotes.price("INITECH", 0).toPlainString(),
+                "quote-client: quote GLOBEX " + Quotes.price("GLOBEX", 0).toPlainString(),
                 "quote-client: following 5 ticks of ACME",
-                "quote-client: tick ACME " + Quotes.price("ACME", 0),
-                "quote-client: tick ACME " + Quotes.price("ACME", 1),
-                "quote-client: tick ACME " + Quotes.price("ACME", 2),
-                "quote-client: tick ACME " + Quotes.price("ACME", 3),
-                "quote-client: tick ACME " + Quotes.price("ACME", 4),
+                "quote-client: tick ACME " + Quotes.price("ACME", 0).toPlainString(),
+                "quote-client: tick ACME " + Quotes.price("ACME", 1).toPlainString(),
+                "quote-client: tick ACME " + Quotes.price("ACME", 2).toPlainString(),
+                "quote-client: tick ACME " + Quotes.price("ACME", 3).toPlainString(),
+                "quote-client: tick ACME " + Quotes.price("ACME", 4).toPlainString(),
                 "quote-client: done");
         }
     }
 
     @Test
-    void aRequestThatIsNotASymbolGetsAnErrorAndTheServiceGoesOn()
+    void aRequestThatIsNotASymbolOrForAnUnknownRouteGetsAnErrorAndTheServiceGoesOn()
     {
         final var connection = connections.connect(server.localAddress());
-        assertThatThrownBy(() -> connection.requestResponse(Message.of("acme; drop")).block(TIMEOUT))
-            .isInstanceOf(ApplicationErrorException.class).hasMessageContaining("not a symbol");
-        assertThat(connection.requestResponse(Quotes.request("ACME")).map(Message::dataUtf8).block(TIMEOUT))
-            .isEqualTo("ACME " + Quotes.price("ACME", 0));
+        final var quote = connection.route(Quotes.QUOTE);
+        assertThatThrownBy(() -> quote.requestResponse(new QuoteRequest("acme; drop"), Quote.class).block(TIMEOUT))
+            .isInstanceOf(ApplicationErrorException.class).hasMessageContaining("not a symbol: 'acme; drop'");
+        assertThatThrownBy(() -> connection.route("price").requestResponse(new QuoteRequest("ACME"), Quote.class)
+            .block(TIMEOUT))
+            .isInstanceOf(RejectedException.class).hasMessageContaining("no route 'price' (routes: quote, ticks)");
+        assertThat(quote.requestResponse(new QuoteRequest("ACME"), Quote.class).block(TIMEOUT))
+            .isEqualTo(new Quote("ACME", Quotes.price("ACME", 0), 0));
         connection.close();
     }
 }

@@ -4,9 +4,7 @@ import io.rivulet.ConfigurationException;
 import io.rivulet.Rivulet;
 import io.rivulet.Transports;
 import io.rivulet.security.Authenticator;
-import org.springframework.util.unit.DataSize;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -15,9 +13,9 @@ import java.util.function.LongConsumer;
 
 /**
  * Applies {@link RivuletProperties} onto a {@link Rivulet.Context}: each property that is set replaces the
- * Context's value, each unset one leaves the Context's default (its system property). Checks only what the
- * Context's types cannot hold (a size beyond an int); the Context's {@code conclude()} checks the rest and names
- * the setting.
+ * Context's value, each unset one leaves the Context's default (its system property). Reads sizes and durations
+ * ({@link PropertyForms}), refusing what is not one, or a size beyond the setting's type, with the core's message
+ * naming the property; the Context's {@code conclude()} checks the rest and names the setting.
  *
  * <p>Stateless; thread-safe.
  */
@@ -53,21 +51,29 @@ final class ContextBinding
         set(properties.getStreamWindow(), context::streamWindow);
         intSize("rivulet.outbound-ring-length", properties.getOutboundRingLength(), context::outboundRingLength);
         intSize("rivulet.link-buffer-length", properties.getLinkBufferLength(), context::linkBufferLength);
-        nanos(properties.getKeepaliveInterval(), ns -> context.keepaliveInterval(ns, TimeUnit.NANOSECONDS));
-        nanos(properties.getKeepaliveTimeout(), ns -> context.keepaliveTimeout(ns, TimeUnit.NANOSECONDS));
-        nanos(properties.getConnectTimeout(), ns -> context.connectTimeout(ns, TimeUnit.NANOSECONDS));
+        nanos("rivulet.keepalive-interval", properties.getKeepaliveInterval(),
+            ns -> context.keepaliveInterval(ns, TimeUnit.NANOSECONDS));
+        nanos("rivulet.keepalive-timeout", properties.getKeepaliveTimeout(),
+            ns -> context.keepaliveTimeout(ns, TimeUnit.NANOSECONDS));
+        nanos("rivulet.connect-timeout", properties.getConnectTimeout(),
+            ns -> context.connectTimeout(ns, TimeUnit.NANOSECONDS));
         set(properties.getTopicWindow(), context::topicWindow);
-        nanos(properties.getTopicHeartbeatInterval(), ns -> context.topicHeartbeatInterval(ns, TimeUnit.NANOSECONDS));
-        nanos(properties.getTopicHeartbeatTimeout(), ns -> context.topicHeartbeatTimeout(ns, TimeUnit.NANOSECONDS));
-        nanos(properties.getSetupTimeout(), ns -> context.setupTimeout(ns, TimeUnit.NANOSECONDS));
+        nanos("rivulet.topic-heartbeat-interval", properties.getTopicHeartbeatInterval(),
+            ns -> context.topicHeartbeatInterval(ns, TimeUnit.NANOSECONDS));
+        nanos("rivulet.topic-heartbeat-timeout", properties.getTopicHeartbeatTimeout(),
+            ns -> context.topicHeartbeatTimeout(ns, TimeUnit.NANOSECONDS));
+        nanos("rivulet.setup-timeout", properties.getSetupTimeout(),
+            ns -> context.setupTimeout(ns, TimeUnit.NANOSECONDS));
         set(properties.getMaxStreams(), context::maxStreams);
         set(properties.getMaxPendingRequests(), context::maxPendingRequests);
-        longSize(properties.getMaxParkedBytes(), context::maxParkedBytes);
+        longSize("rivulet.max-parked-bytes", properties.getMaxParkedBytes(), context::maxParkedBytes);
         set(properties.getMaxConnections(), context::maxConnections);
-        longSize(properties.getMaxConnectionMemory(), context::maxConnectionMemory);
-        longSize(properties.getMaxNodeMemory(), context::maxNodeMemory);
-        nanos(properties.getMaxKeepaliveTimeout(), ns -> context.maxKeepaliveTimeout(ns, TimeUnit.NANOSECONDS));
-        nanos(properties.getIdleTimeout(), ns -> context.idleTimeout(ns, TimeUnit.NANOSECONDS));
+        longSize("rivulet.max-connection-memory", properties.getMaxConnectionMemory(), context::maxConnectionMemory);
+        longSize("rivulet.max-node-memory", properties.getMaxNodeMemory(), context::maxNodeMemory);
+        nanos("rivulet.max-keepalive-timeout", properties.getMaxKeepaliveTimeout(),
+            ns -> context.maxKeepaliveTimeout(ns, TimeUnit.NANOSECONDS));
+        nanos("rivulet.idle-timeout", properties.getIdleTimeout(),
+            ns -> context.idleTimeout(ns, TimeUnit.NANOSECONDS));
         set(properties.getAuthToken(), context::authToken);
         final List<String> tokens = properties.getAuthTokens();
         if (tokens != null && !tokens.isEmpty())
@@ -100,32 +106,27 @@ final class ContextBinding
         }
     }
 
-    private static void intSize(final String property, final DataSize size, final IntConsumer setter)
+    private static void intSize(final String property, final String size, final IntConsumer setter)
     {
         if (size != null)
         {
-            final long bytes = size.toBytes();
-            if (bytes > Integer.MAX_VALUE || bytes < Integer.MIN_VALUE)
-            {
-                throw new ConfigurationException(property + " must be below 2GB: " + size);
-            }
-            setter.accept((int)bytes);
+            setter.accept((int)PropertyForms.size(property, size, Integer.MAX_VALUE));
         }
     }
 
-    private static void longSize(final DataSize size, final LongConsumer setter)
+    private static void longSize(final String property, final String size, final LongConsumer setter)
     {
         if (size != null)
         {
-            setter.accept(size.toBytes());
+            setter.accept(PropertyForms.size(property, size, Long.MAX_VALUE));
         }
     }
 
-    private static void nanos(final Duration duration, final LongConsumer setter)
+    private static void nanos(final String property, final String duration, final LongConsumer setter)
     {
         if (duration != null)
         {
-            setter.accept(duration.toNanos());
+            setter.accept(PropertyForms.durationNs(property, duration));
         }
     }
 }

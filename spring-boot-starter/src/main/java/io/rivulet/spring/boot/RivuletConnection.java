@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <pre>{@code
  * RivuletConnection quotes = connections.connect("127.0.0.1:7070");
  * Message price = quotes.requestResponse(Message.of("ACME")).block(Duration.ofSeconds(5));
+ * Quote quote = quotes.route("quote").requestResponse(new QuoteRequest("ACME"), Quote.class).block(timeout);
  * }</pre>
  *
  * <p>Thread-safe. Closed by {@link RivuletConnections} when the application context closes.
@@ -64,6 +65,21 @@ public final class RivuletConnection implements AutoCloseable
     public Mono<Void> fireAndForget(final Message message)
     {
         return connection().flatMap(connection -> connection.fireAndForget(message));
+    }
+
+    /**
+     * Requests to one of the server's routes ({@link io.rivulet.route.Router}) with typed values, over the live
+     * connection as {@link Connection#route(String)} sends them, connecting first as the other requests do:
+     * <pre>{@code
+     * Quote quote = quotes.route("quote").requestResponse(new QuoteRequest("EURUSD"), Quote.class).block();
+     * }</pre>
+     *
+     * @param route the route's name.
+     * @return a requester for that route.
+     */
+    public RivuletRoute route(final String route)
+    {
+        return new RivuletRoute(this, route);
     }
 
     /** @return the {@code host:port} connected to. */

@@ -4,19 +4,18 @@ import io.rivulet.EngineFailure;
 import io.rivulet.ThreadingMode;
 import io.rivulet.transport.tcp.TlsSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.convert.DurationUnit;
-import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 /**
  * The {@code rivulet.*} properties, one for each {@link io.rivulet.Rivulet.Context} setting that is a value. A
  * property left unset leaves the Context's own default, which reads the {@code -Drivulet.*} system property of
- * the same name (README, Configuration). Sizes are {@link DataSize}s ({@code 64KB}, {@code 16MB}); durations are
- * {@link Duration}s ({@code 500ms}, {@code 5s}), where a plain number means nanoseconds as in the system
- * properties. {@link ContextBinding} applies them; the Context checks them when the node launches.
+ * the same name (README, Configuration). Sizes and durations are kept as written and read by {@link ContextBinding}
+ * with the core's rules ({@link io.rivulet.spi.PropertyValues}: {@code 64k}, {@code 500ms}; a bare number other than
+ * 0 is refused for a duration) and Spring's forms besides ({@code 64KB}, {@code 5m}, {@code PT5S}), so that the
+ * {@code -Drivulet.*} system properties, which Spring sees too, bind as the core reads them. {@link ContextBinding}
+ * applies them; the Context checks them when the node launches.
  *
  * <p>JavaBean accessors, as Spring's binder and configuration processor need. Not thread-safe: bound once at
  * start-up.
@@ -33,47 +32,50 @@ public class RivuletProperties
     /** How idle engine threads wait: backoff (default), busy, yield, sleep or noop. */
     private String idleStrategy;
 
-    /** Longest frame on the wire; larger messages are fragmented. Default 16KB. */
-    private DataSize maxFrameLength;
+    /** Longest frame on the wire; larger messages are fragmented. Default 16k. Bytes, 64k, 16m, 1g or 64KB. */
+    private String maxFrameLength;
 
-    /** Longest message sent or reassembled. Default 16MB. */
-    private DataSize maxMessageLength;
+    /** Longest message sent or reassembled. Default 16m. Bytes, 64k, 16m, 1g or 64KB. */
+    private String maxMessageLength;
 
     /** Most credits a receiving stream keeps granted at once. Default 256. */
     private Integer streamWindow;
 
-    /** Per-connection outbound ring, a power of two of at least 8 frames. Default 256KB. */
-    private DataSize outboundRingLength;
+    /** Per-connection outbound ring, a power of two of at least 8 frames. Default 256k. Bytes, 64k, 16m, 1g or 64KB. */
+    private String outboundRingLength;
 
-    /** Per-link user-space send and receive buffers. Default 256KB. */
-    private DataSize linkBufferLength;
+    /** Per-link user-space send and receive buffers. Default 256k. Bytes, 64k, 16m, 1g or 64KB. */
+    private String linkBufferLength;
 
-    /** How often KEEPALIVE is sent. Default 1s. */
-    @DurationUnit(ChronoUnit.NANOS)
-    private Duration keepaliveInterval;
+    /** How often KEEPALIVE is sent. Default 1s. With a unit: 500ms, 5s, 5m, PT5S. */
+    private String keepaliveInterval;
 
-    /** Silence after which a peer is lost. Default 5s. */
-    @DurationUnit(ChronoUnit.NANOS)
-    private Duration keepaliveTimeout;
+    /** Silence after which a peer is lost. Default 5s. With a unit: 500ms, 5s, 5m, PT5S. */
+    private String keepaliveTimeout;
 
-    /** How long a connection attempt may take. Default 5s. */
-    @DurationUnit(ChronoUnit.NANOS)
-    private Duration connectTimeout;
+    /** How long a connection attempt may take. Default 5s. With a unit: 500ms, 5s, 5m, PT5S. */
+    private String connectTimeout;
 
     /** Credits a topic subscriber keeps granted per topic. Default 2048. */
     private Integer topicWindow;
 
-    /** How often an idle topic publisher sends a heartbeat, and a subscriber its status. Default 100ms. */
-    @DurationUnit(ChronoUnit.NANOS)
-    private Duration topicHeartbeatInterval;
+    /**
+     * How often an idle topic publisher sends a heartbeat, and a subscriber its status. Default 100ms. With a unit:
+     * 500ms, 5s, 5m, PT5S.
+     */
+    private String topicHeartbeatInterval;
 
-    /** Silence after which a topic's publisher or subscriber is presumed dead. Default 5s. */
-    @DurationUnit(ChronoUnit.NANOS)
-    private Duration topicHeartbeatTimeout;
+    /**
+     * Silence after which a topic's publisher or subscriber is presumed dead. Default 5s. With a unit: 500ms, 5s, 5m,
+     * PT5S.
+     */
+    private String topicHeartbeatTimeout;
 
-    /** How long an accepted connection may take to send SETUP, and a client waits for its answer. Default 2s. */
-    @DurationUnit(ChronoUnit.NANOS)
-    private Duration setupTimeout;
+    /**
+     * How long an accepted connection may take to send SETUP, and a client waits for its answer. Default 2s. With a
+     * unit: 500ms, 5s, 5m, PT5S.
+     */
+    private String setupTimeout;
 
     /** Streams a peer may have open at once on one connection. Default 4096. */
     private Integer maxStreams;
@@ -81,25 +83,34 @@ public class RivuletProperties
     /** Requests this node may have open at once on one connection. Default 65536. */
     private Integer maxPendingRequests;
 
-    /** Bytes of messages that may wait per connection for room in a full outbound ring. Default 64MB. */
-    private DataSize maxParkedBytes;
+    /**
+     * Bytes of messages that may wait per connection for room in a full outbound ring. Default 64m. Bytes, 64k, 16m, 1g
+     * or 64KB.
+     */
+    private String maxParkedBytes;
 
     /** Connections this node holds at once, accepted and connected. Default 4096. */
     private Integer maxConnections;
 
-    /** Bytes one connection may hold on behalf of its peer. Default 128MB. */
-    private DataSize maxConnectionMemory;
+    /** Bytes one connection may hold on behalf of its peer. Default 128m. Bytes, 64k, 16m, 1g or 64KB. */
+    private String maxConnectionMemory;
 
-    /** Bytes all connections together may hold on behalf of their peers. Default: a quarter of the maximum heap. */
-    private DataSize maxNodeMemory;
+    /**
+     * Bytes all connections together may hold on behalf of their peers. Default: a quarter of the maximum heap. Bytes,
+     * 64k, 16m, 1g or 64KB.
+     */
+    private String maxNodeMemory;
 
-    /** The longest keepalive timeout this node's servers grant a client. Default 60s. */
-    @DurationUnit(ChronoUnit.NANOS)
-    private Duration maxKeepaliveTimeout;
+    /**
+     * The longest keepalive timeout this node's servers grant a client. Default 60s. With a unit: 500ms, 5s, 5m, PT5S.
+     */
+    private String maxKeepaliveTimeout;
 
-    /** How long an accepted connection may stay idle before the server closes it; 0 keeps it. Default 5m. */
-    @DurationUnit(ChronoUnit.NANOS)
-    private Duration idleTimeout;
+    /**
+     * How long an accepted connection may stay idle before the server closes it; 0 keeps it. Default 5m. With a unit:
+     * 500ms, 5s, 5m, PT5S.
+     */
+    private String idleTimeout;
 
     /** The token this node's connections send in SETUP. Default none. */
     private String authToken;
@@ -125,8 +136,8 @@ public class RivuletProperties
     /** Counter slots in the node file. Default 1024. */
     private Integer maxCounters;
 
-    /** Bytes of the distinct error log in the node file. Default 1MB. */
-    private DataSize errorLogLength;
+    /** Bytes of the distinct error log in the node file. Default 1m. Bytes, 64k, 16m, 1g or 64KB. */
+    private String errorLogLength;
 
     /** What the node does once its engine failed: CLOSE (default) or EXIT (halts the JVM). */
     private EngineFailure engineFailure;
@@ -136,6 +147,8 @@ public class RivuletProperties
     private final Ssl ssl = new Ssl();
 
     private final Client client = new Client();
+
+    private final Observations observations = new Observations();
 
     public String getTransport()
     {
@@ -167,22 +180,22 @@ public class RivuletProperties
         this.idleStrategy = idleStrategy;
     }
 
-    public DataSize getMaxFrameLength()
+    public String getMaxFrameLength()
     {
         return maxFrameLength;
     }
 
-    public void setMaxFrameLength(final DataSize maxFrameLength)
+    public void setMaxFrameLength(final String maxFrameLength)
     {
         this.maxFrameLength = maxFrameLength;
     }
 
-    public DataSize getMaxMessageLength()
+    public String getMaxMessageLength()
     {
         return maxMessageLength;
     }
 
-    public void setMaxMessageLength(final DataSize maxMessageLength)
+    public void setMaxMessageLength(final String maxMessageLength)
     {
         this.maxMessageLength = maxMessageLength;
     }
@@ -197,52 +210,52 @@ public class RivuletProperties
         this.streamWindow = streamWindow;
     }
 
-    public DataSize getOutboundRingLength()
+    public String getOutboundRingLength()
     {
         return outboundRingLength;
     }
 
-    public void setOutboundRingLength(final DataSize outboundRingLength)
+    public void setOutboundRingLength(final String outboundRingLength)
     {
         this.outboundRingLength = outboundRingLength;
     }
 
-    public DataSize getLinkBufferLength()
+    public String getLinkBufferLength()
     {
         return linkBufferLength;
     }
 
-    public void setLinkBufferLength(final DataSize linkBufferLength)
+    public void setLinkBufferLength(final String linkBufferLength)
     {
         this.linkBufferLength = linkBufferLength;
     }
 
-    public Duration getKeepaliveInterval()
+    public String getKeepaliveInterval()
     {
         return keepaliveInterval;
     }
 
-    public void setKeepaliveInterval(final Duration keepaliveInterval)
+    public void setKeepaliveInterval(final String keepaliveInterval)
     {
         this.keepaliveInterval = keepaliveInterval;
     }
 
-    public Duration getKeepaliveTimeout()
+    public String getKeepaliveTimeout()
     {
         return keepaliveTimeout;
     }
 
-    public void setKeepaliveTimeout(final Duration keepaliveTimeout)
+    public void setKeepaliveTimeout(final String keepaliveTimeout)
     {
         this.keepaliveTimeout = keepaliveTimeout;
     }
 
-    public Duration getConnectTimeout()
+    public String getConnectTimeout()
     {
         return connectTimeout;
     }
 
-    public void setConnectTimeout(final Duration connectTimeout)
+    public void setConnectTimeout(final String connectTimeout)
     {
         this.connectTimeout = connectTimeout;
     }
@@ -257,32 +270,32 @@ public class RivuletProperties
         this.topicWindow = topicWindow;
     }
 
-    public Duration getTopicHeartbeatInterval()
+    public String getTopicHeartbeatInterval()
     {
         return topicHeartbeatInterval;
     }
 
-    public void setTopicHeartbeatInterval(final Duration topicHeartbeatInterval)
+    public void setTopicHeartbeatInterval(final String topicHeartbeatInterval)
     {
         this.topicHeartbeatInterval = topicHeartbeatInterval;
     }
 
-    public Duration getTopicHeartbeatTimeout()
+    public String getTopicHeartbeatTimeout()
     {
         return topicHeartbeatTimeout;
     }
 
-    public void setTopicHeartbeatTimeout(final Duration topicHeartbeatTimeout)
+    public void setTopicHeartbeatTimeout(final String topicHeartbeatTimeout)
     {
         this.topicHeartbeatTimeout = topicHeartbeatTimeout;
     }
 
-    public Duration getSetupTimeout()
+    public String getSetupTimeout()
     {
         return setupTimeout;
     }
 
-    public void setSetupTimeout(final Duration setupTimeout)
+    public void setSetupTimeout(final String setupTimeout)
     {
         this.setupTimeout = setupTimeout;
     }
@@ -307,12 +320,12 @@ public class RivuletProperties
         this.maxPendingRequests = maxPendingRequests;
     }
 
-    public DataSize getMaxParkedBytes()
+    public String getMaxParkedBytes()
     {
         return maxParkedBytes;
     }
 
-    public void setMaxParkedBytes(final DataSize maxParkedBytes)
+    public void setMaxParkedBytes(final String maxParkedBytes)
     {
         this.maxParkedBytes = maxParkedBytes;
     }
@@ -327,42 +340,42 @@ public class RivuletProperties
         this.maxConnections = maxConnections;
     }
 
-    public DataSize getMaxConnectionMemory()
+    public String getMaxConnectionMemory()
     {
         return maxConnectionMemory;
     }
 
-    public void setMaxConnectionMemory(final DataSize maxConnectionMemory)
+    public void setMaxConnectionMemory(final String maxConnectionMemory)
     {
         this.maxConnectionMemory = maxConnectionMemory;
     }
 
-    public DataSize getMaxNodeMemory()
+    public String getMaxNodeMemory()
     {
         return maxNodeMemory;
     }
 
-    public void setMaxNodeMemory(final DataSize maxNodeMemory)
+    public void setMaxNodeMemory(final String maxNodeMemory)
     {
         this.maxNodeMemory = maxNodeMemory;
     }
 
-    public Duration getMaxKeepaliveTimeout()
+    public String getMaxKeepaliveTimeout()
     {
         return maxKeepaliveTimeout;
     }
 
-    public void setMaxKeepaliveTimeout(final Duration maxKeepaliveTimeout)
+    public void setMaxKeepaliveTimeout(final String maxKeepaliveTimeout)
     {
         this.maxKeepaliveTimeout = maxKeepaliveTimeout;
     }
 
-    public Duration getIdleTimeout()
+    public String getIdleTimeout()
     {
         return idleTimeout;
     }
 
-    public void setIdleTimeout(final Duration idleTimeout)
+    public void setIdleTimeout(final String idleTimeout)
     {
         this.idleTimeout = idleTimeout;
     }
@@ -447,12 +460,12 @@ public class RivuletProperties
         this.maxCounters = maxCounters;
     }
 
-    public DataSize getErrorLogLength()
+    public String getErrorLogLength()
     {
         return errorLogLength;
     }
 
-    public void setErrorLogLength(final DataSize errorLogLength)
+    public void setErrorLogLength(final String errorLogLength)
     {
         this.errorLogLength = errorLogLength;
     }
@@ -480,6 +493,11 @@ public class RivuletProperties
     public Client getClient()
     {
         return client;
+    }
+
+    public Observations getObservations()
+    {
+        return observations;
     }
 
     /** {@code rivulet.server.*}: the auto-configured server, started when a port is set. */
@@ -598,6 +616,23 @@ public class RivuletProperties
         public void setMaxAttempts(final Long maxAttempts)
         {
             this.maxAttempts = maxAttempts;
+        }
+    }
+
+    /** {@code rivulet.observations.*}: Micrometer observations of every request ({@code RivuletObservations}). */
+    public static class Observations
+    {
+        /** Whether requests are observed when the application has an ObservationRegistry bean. */
+        private boolean enabled = true;
+
+        public boolean isEnabled()
+        {
+            return enabled;
+        }
+
+        public void setEnabled(final boolean enabled)
+        {
+            this.enabled = enabled;
         }
     }
 }

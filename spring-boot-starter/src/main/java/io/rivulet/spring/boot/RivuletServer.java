@@ -33,7 +33,7 @@ public final class RivuletServer implements SmartLifecycle
 
     /**
      * @param address {@code host:port} to bind.
-     * @param bind    binds an address, serving what the application serves (a Responder today, an acceptor later).
+     * @param bind    binds an address, serving what the application serves (its Acceptor, or its Responder).
      */
     public RivuletServer(final String address, final Function<String, Mono<Server>> bind)
     {

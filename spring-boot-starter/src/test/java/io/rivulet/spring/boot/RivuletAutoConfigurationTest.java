@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
-import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -81,14 +80,6 @@ class RivuletAutoConfigurationTest
     }
 
     @Test
-    void plainDurationNumbersAreNanosecondsAsInTheSystemProperties()
-    {
-        runner.withPropertyValues("rivulet.connect-timeout=250000000")
-            .run(context -> assertThat(context.getBean(Rivulet.class).context().connectTimeoutNs())
-                .isEqualTo(TimeUnit.MILLISECONDS.toNanos(250)));
-    }
-
-    @Test
     void aBadEnumValueFailsNamingTheProperty()
     {
         runner.withPropertyValues("rivulet.threading-mode=sideways").run(context ->
@@ -98,30 +89,6 @@ class RivuletAutoConfigurationTest
             final Throwable bind = findCause(context.getStartupFailure(), BindException.class);
             assertThat(bind).isNotNull();
             assertThat(bind.getMessage()).contains("rivulet.threading-mode");
-        });
-    }
-
-    @Test
-    void anAgronaStyleSizeFailsNamingThePropertyAndSpringsFormat()
-    {
-        runner.withPropertyValues("rivulet.max-frame-length=64k").run(context ->
-        {
-            assertThat(context).hasFailed();
-            final Throwable bind = findCause(context.getStartupFailure(), BindException.class);
-            assertThat(bind).isNotNull();
-            assertThat(bind.getMessage()).contains("rivulet.max-frame-length");
-        });
-    }
-
-    @Test
-    void aValueTheContextRejectsFailsWithItsMessage()
-    {
-        runner.withPropertyValues("rivulet.max-frame-length=100B").run(context ->
-        {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).isInstanceOf(BeanCreationException.class)
-                .hasRootCauseInstanceOf(ConfigurationException.class)
-                .rootCause().hasMessage("Context.maxFrameLength(100): must be within 256 bytes and 16m, e.g. 16k");
         });
     }
 

@@ -1,6 +1,7 @@
 package it.rivulet;
 
-import io.rivulet.Message;
+import io.rivulet.samples.spring.Quote;
+import io.rivulet.samples.spring.QuoteRequest;
 import io.rivulet.samples.spring.Quotes;
 import io.rivulet.spring.boot.RivuletConnection;
 import io.rivulet.spring.boot.RivuletConnections;
@@ -91,12 +92,11 @@ class QuoteServiceInSecondProcessTest
         assertThat(server.pid()).isNotEqualTo(ProcessHandle.current().pid());
         final RivuletConnection quotes = connections.connect(address);
 
-        assertThat(quotes.requestResponse(Quotes.request("ACME")).map(Message::dataUtf8).block(TIMEOUT))
-            .isEqualTo("ACME " + Quotes.price("ACME", 0));
-        assertThat(quotes.requestStream(Quotes.request("GLOBEX")).take(3).map(Message::dataUtf8).collectList()
-            .block(TIMEOUT))
-            .containsExactly("GLOBEX " + Quotes.price("GLOBEX", 0), "GLOBEX " + Quotes.price("GLOBEX", 1),
-                "GLOBEX " + Quotes.price("GLOBEX", 2));
+        assertThat(quotes.route(Quotes.QUOTE).requestResponse(new QuoteRequest("ACME"), Quote.class).block(TIMEOUT))
+            .isEqualTo(new Quote("ACME", Quotes.price("ACME", 0), 0));
+        assertThat(quotes.route(Quotes.TICKS).requestStream(new QuoteRequest("GLOBEX"), Quote.class).take(3)
+            .collectList().block(TIMEOUT))
+            .containsExactly(Quotes.quote("GLOBEX", 0), Quotes.quote("GLOBEX", 1), Quotes.quote("GLOBEX", 2));
     }
 
     /** This project's own application: nothing but the starter's auto-configuration. */

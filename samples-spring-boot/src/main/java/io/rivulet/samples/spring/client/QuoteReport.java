@@ -1,6 +1,7 @@
 package io.rivulet.samples.spring.client;
 
-import io.rivulet.Message;
+import io.rivulet.samples.spring.Quote;
+import io.rivulet.samples.spring.QuoteRequest;
 import io.rivulet.samples.spring.Quotes;
 import io.rivulet.spring.boot.RivuletConnection;
 import org.springframework.beans.factory.annotation.Value;
@@ -12,10 +13,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * What the client service does once started: a quote for each of {@code quote.symbols} (request-response), then
- * {@code quote.ticks} ticks of the first one (request-stream, cancelled after the last), each printed as it comes
- * and kept in {@link #lines()}. Waits at most {@code quote.timeout} for each answer; a failure ends the application
- * with an error.
+ * What the client service does once started: a quote for each of {@code quote.symbols} (the {@code quote} route,
+ * request-response), then {@code quote.ticks} ticks of the first one (the {@code ticks} route, request-stream,
+ * cancelled after the last), each printed as it comes and kept in {@link #lines()}. Waits at most
+ * {@code quote.timeout} for each answer; a failure ends the application with an error.
  *
  * <p>Thread-safe: the lines are a concurrent list.
  */
@@ -51,14 +52,15 @@ public class QuoteReport implements CommandLineRunner
         say("quote-client: asking " + quotes.address() + " for " + String.join(", ", symbols));
         for (final String symbol : symbols)
         {
-            final Message quote = quotes.requestResponse(Quotes.request(symbol)).block(timeout);
-            say("quote-client: quote " + (quote == null ? "none" : quote.dataUtf8()));
+            final Quote quote = quotes.route(Quotes.QUOTE).requestResponse(new QuoteRequest(symbol), Quote.class)
+                .block(timeout);
+            say("quote-client: quote " + (quote == null ? "none" : quote));
         }
         final String first = symbols.get(0);
         say("quote-client: following " + ticks + " ticks of " + first);
-        quotes.requestStream(Quotes.request(first))
+        quotes.route(Quotes.TICKS).requestStream(new QuoteRequest(first), Quote.class)
             .take(ticks)
-            .doOnNext(tick -> say("quote-client: tick " + tick.dataUtf8()))
+            .doOnNext(tick -> say("quote-client: tick " + tick))
             .then()
             .block(timeout.multipliedBy(ticks));
         say("quote-client: done");

@@ -1,6 +1,8 @@
 package io.rivulet.samples.spring.server;
 
 import io.rivulet.Responder;
+import io.rivulet.route.Router;
+import io.rivulet.samples.spring.QuoteRequest;
 import io.rivulet.samples.spring.Quotes;
 import io.rivulet.spring.boot.RivuletServer;
 import org.springframework.boot.SpringApplication;
@@ -10,8 +12,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
 
 /**
- * The quote service: a Spring Boot application whose only Rivulet code is its {@link Responder} bean; the starter
- * serves it on {@code rivulet.server.port} (quote-server.properties). Prints {@code quote-server: listening on
+ * The quote service: a Spring Boot application whose only Rivulet code is its {@link Responder} bean, a
+ * {@link Router} of the quote protocol's routes; the starter serves it on {@code rivulet.server.port} (quote-server.properties). Prints {@code quote-server: listening on
  * host:port} once ready, which ./rivulet-spring-sample and the tests wait for.
  *
  * <p>Thread-safe: Spring calls its methods once each.
@@ -32,11 +34,14 @@ public class QuoteServer
         application.run(args);
     }
 
-    /** @return what the server answers. */
+    /** @return what the server answers: the quote protocol's two routes, the records as JSON. */
     @Bean
-    public Responder quoteResponder()
+    public Responder quoteRoutes()
     {
-        return Quotes.responder();
+        return Router.builder()
+            .requestResponse(Quotes.QUOTE, QuoteRequest.class, Quotes::quote)
+            .requestStream(Quotes.TICKS, QuoteRequest.class, Quotes::ticks)
+            .build();
     }
 
     /** Says where the server listens: with port 0, only the running server knows. */

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * Reads {@code rivulet.*} system properties for the core and for transports, with one set of rules and messages:
  * a bad value fails with a {@link ConfigurationException} that names the property as the user wrote it, shows the
  * value, says what is wrong and what a good value looks like, e.g.
- * {@code rivulet.keepaliveInterval=1000: a duration needs a unit (ns, us, ms or s), e.g. 1000ms or 1s}.
+ * {@code rivulet.keepaliveInterval=1000: a duration needs a unit (ns, us, ms or s), e.g. 1000ms or 1000s}.
  *
  * <ul>
  *   <li>Sizes: bytes, with an optional {@code k}, {@code m} or {@code g} suffix (powers of 1024): {@code 16k}.</li>

@@ -6,10 +6,14 @@ import io.rivulet.Transports;
 import io.rivulet.security.Authenticator;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Applies {@link RivuletProperties} onto a {@link Rivulet.Context}: each property that is set replaces the
@@ -21,6 +25,12 @@ import java.util.function.LongConsumer;
  */
 final class ContextBinding
 {
+    private static final Pattern SETTER_MESSAGE = Pattern.compile("Context\\.(\\w+)\\((.*?)\\): (.*)", Pattern.DOTALL);
+    /** Context settings whose property field has another name. */
+    private static final Map<String, String> FIELD_OF_SETTING = Map.of(
+        "countersDirectory", "countersDir",
+        "deleteCountersOnClose", "countersDeleteOnClose");
+
     private ContextBinding()
     {
     }
@@ -96,6 +106,44 @@ final class ContextBinding
         intSize("rivulet.error-log-length", properties.getErrorLogLength(), context::errorLogLength);
         set(properties.getEngineFailure(), context::engineFailure);
         return context;
+    }
+
+    /**
+     * The Context names a value it refuses by its setter ({@code Context.maxFrameLength(100)}), since it was set
+     * through one: when the value came from a {@code rivulet.*} property, say so in the property's own spelling.
+     *
+     * @param refused    the Context's refusal.
+     * @param properties what was bound.
+     * @return the refusal naming the property as written, or {@code refused} when no property gave the value.
+     */
+    static ConfigurationException named(final ConfigurationException refused, final RivuletProperties properties)
+    {
+        final Matcher matcher = SETTER_MESSAGE.matcher(String.valueOf(refused.getMessage()));
+        if (!matcher.matches())
+        {
+            return refused;
+        }
+        final String setting = matcher.group(1);
+        final String field = FIELD_OF_SETTING.getOrDefault(setting, setting);
+        final Object value;
+        try
+        {
+            value = RivuletProperties.class.getMethod("get" + Character.toUpperCase(field.charAt(0)) +
+                field.substring(1)).invoke(properties);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            return refused; // a setting with no property
+        }
+        if (value == null)
+        {
+            return refused; // set by a customizer, not by a property
+        }
+        final String property = "rivulet." + field.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+        final ConfigurationException named = new ConfigurationException(property + "=" + value + " (Context." +
+            setting + "(" + matcher.group(2) + ")): " + matcher.group(3));
+        named.initCause(refused);
+        return named;
     }
 
     private static <T> void set(final T value, final Consumer<T> setter)

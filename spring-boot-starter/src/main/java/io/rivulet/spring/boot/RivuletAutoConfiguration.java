@@ -55,7 +55,14 @@ public class RivuletAutoConfiguration
                 sslBundles.getIfAvailable(), properties.getSsl(), properties.getTransport()));
         }
         customizers.orderedStream().forEach(customizer -> customizer.customize(context));
-        return Rivulet.launch(context);
+        try
+        {
+            return Rivulet.launch(context);
+        }
+        catch (final ConfigurationException refused)
+        {
+            throw ContextBinding.named(refused, properties);
+        }
     }
 
     /**

@@ -157,14 +157,38 @@ class RivuletPropertyFormsTest
     }
 
     @Test
-    void aSizeTheContextRejectsFailsWithTheContextsMessage()
+    void aValueTheContextRejectsIsNamedByItsPropertyAsWritten()
     {
         runner.withPropertyValues("rivulet.max-frame-length=100").run(context ->
         {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(ConfigurationException.class)
-                .hasMessageContaining("maxFrameLength").hasMessageContaining("must be within 256 bytes and 16m");
+            assertThat(outermost(context.getStartupFailure()))
+                .hasMessage("rivulet.max-frame-length=100 (Context.maxFrameLength(100)): must be within 256 bytes " +
+                    "and 16m, e.g. 16k");
         });
+    }
+
+    @Test
+    void aValueACustomizerSetIsNamedByItsSetter()
+    {
+        runner.withBean(RivuletContextCustomizer.class, () -> context -> context.streamWindow(0)).run(context ->
+        {
+            assertThat(context).hasFailed();
+            assertThat(outermost(context.getStartupFailure()))
+                .hasMessage("Context.streamWindow(0): must be positive, e.g. 256");
+        });
+    }
+
+    /** The first ConfigurationException in a failure's causes: what the user reads at the top of the trace. */
+    private static Throwable outermost(final Throwable failure)
+    {
+        Throwable cause = failure;
+        while (cause != null && !(cause instanceof ConfigurationException))
+        {
+            cause = cause.getCause();
+        }
+        assertThat(cause).as("a ConfigurationException in " + failure).isNotNull();
+        return cause;
     }
 
     private void assertFailsWith(final String property, final String message)

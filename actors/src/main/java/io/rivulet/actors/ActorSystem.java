@@ -5,7 +5,7 @@ import io.rivulet.MessageTooLargeException;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.serde.Codec;
-import org.agrona.SystemUtil;
+import io.rivulet.spi.PropertyValues;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
@@ -760,26 +760,12 @@ public final class ActorSystem implements AutoCloseable
 
         private static int intProperty(final String property, final int defaultValue)
         {
-            try
-            {
-                return SystemUtil.getSizeAsInt(property, defaultValue);
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new ConfigurationException(property + ": " + ex.getMessage());
-            }
+            return PropertyValues.size(property, defaultValue);
         }
 
         private static Duration durationProperty(final String property, final Duration defaultValue)
         {
-            try
-            {
-                return Duration.ofNanos(SystemUtil.getDurationInNanos(property, defaultValue.toNanos()));
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new ConfigurationException(property + ": " + ex.getMessage());
-            }
+            return Duration.ofNanos(PropertyValues.durationNs(property, defaultValue.toNanos()));
         }
     }
 }

@@ -1,7 +1,7 @@
 package io.rivulet.security;
 
 import io.rivulet.ConfigurationException;
-import org.agrona.SystemUtil;
+import io.rivulet.spi.PropertyValues;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.concurrent.TimeUnit;
@@ -143,25 +143,11 @@ public final class ThrottledAuthenticator implements Authenticator
 
     private static long duration(final String property, final long defaultNs)
     {
-        try
-        {
-            return SystemUtil.getDurationInNanos(property, defaultNs);
-        }
-        catch (final RuntimeException ex)
-        {
-            throw new ConfigurationException(property + ": " + ex.getMessage());
-        }
+        return PropertyValues.durationNs(property, defaultNs);
     }
 
     private static int size(final String property, final int defaultValue)
     {
-        try
-        {
-            return SystemUtil.getSizeAsInt(property, defaultValue);
-        }
-        catch (final RuntimeException ex)
-        {
-            throw new ConfigurationException(property + ": " + ex.getMessage());
-        }
+        return PropertyValues.size(property, defaultValue);
     }
 }

@@ -1,11 +1,11 @@
 package io.rivulet.transport.tcp;
 
 import io.rivulet.ConfigurationException;
+import io.rivulet.spi.PropertyValues;
 import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
 
-import org.agrona.SystemUtil;
 
 import java.io.IOException;
 import java.util.Objects;
@@ -158,25 +158,7 @@ public final class TcpTransport implements Transport
 
     private static long maxBufferMemoryProperty()
     {
-        final String value = System.getProperty(MAX_BUFFER_MEMORY_PROPERTY);
-        if (null == value)
-        {
-            return DEFAULT_MAX_BUFFER_MEMORY;
-        }
-        try
-        {
-            final long bytes = SystemUtil.parseSize(MAX_BUFFER_MEMORY_PROPERTY, value.trim());
-            if (bytes >= 0)
-            {
-                return bytes;
-            }
-        }
-        catch (final RuntimeException ignore)
-        {
-            // named below
-        }
-        throw new ConfigurationException(MAX_BUFFER_MEMORY_PROPERTY + ": '" + value + "' is not a size of 0 or more " +
-            "bytes (such as 64m)");
+        return PropertyValues.sizeLong(MAX_BUFFER_MEMORY_PROPERTY, DEFAULT_MAX_BUFFER_MEMORY);
     }
 
     private static long validMaxBufferMemory(final long value)

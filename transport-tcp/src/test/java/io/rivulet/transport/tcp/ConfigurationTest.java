@@ -133,8 +133,8 @@ class ConfigurationTest
     static Stream<Arguments> badTcpProperties()
     {
         return Stream.of(
-            Arguments.of("rivulet.tcp.maxBufferMemory", "-1", "rivulet.tcp.maxBufferMemory: '-1' is not"),
-            Arguments.of("rivulet.tcp.maxBufferMemory", "lots", "rivulet.tcp.maxBufferMemory: 'lots' is not"),
+            Arguments.of("rivulet.tcp.maxBufferMemory", "-1", "rivulet.tcp.maxBufferMemory=-1: not a size"),
+            Arguments.of("rivulet.tcp.maxBufferMemory", "lots", "rivulet.tcp.maxBufferMemory=lots: not a size"),
             Arguments.of("rivulet.tcp.tls.trustStore", "/nowhere/trust.p12", "/nowhere/trust.p12"));
     }
 

@@ -3,8 +3,6 @@ package io.rivulet;
 import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.SwiftSettings;
 import io.rivulet.spi.Transport;
-import io.rivulet.spi.TransportDriver;
-import io.rivulet.spi.TransportSettings;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,20 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The reliable-datagram settings ride on the node's Context and are validated with it. */
 class ContextDatagramSettingsTest
 {
-    private static final Transport NO_TRANSPORT = new Transport()
-    {
-        @Override
-        public String name()
-        {
-            return "none";
-        }
-
-        @Override
-        public TransportDriver open(final TransportSettings settings)
-        {
-            throw new UnsupportedOperationException("not launched in this test");
-        }
-    };
+    private static final Transport NO_TRANSPORT = UnlaunchedTransport.INSTANCE;
 
     @Test
     void concludeFillsInDefaultsFromProperties()

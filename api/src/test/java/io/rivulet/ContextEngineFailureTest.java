@@ -1,8 +1,6 @@
 package io.rivulet;
 
 import io.rivulet.spi.Transport;
-import io.rivulet.spi.TransportDriver;
-import io.rivulet.spi.TransportSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -15,20 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ContextEngineFailureTest
 {
     private static final String PROPERTY = "rivulet.engineFailure";
-    private static final Transport NO_TRANSPORT = new Transport()
-    {
-        @Override
-        public String name()
-        {
-            return "none";
-        }
-
-        @Override
-        public TransportDriver open(final TransportSettings settings)
-        {
-            throw new UnsupportedOperationException("not launched in this test");
-        }
-    };
+    private static final Transport NO_TRANSPORT = UnlaunchedTransport.INSTANCE;
 
     @AfterEach
     void clearProperty()

@@ -47,7 +47,8 @@ public final class Coordinator implements Callable<Integer>
     @Option(names = "--short", description = "quick comparison, under 5 minutes on 2 cores (the default)")
     boolean quick;
 
-    @Option(names = "--full", description = "larger counts and JMH iterations, for numbers to publish")
+    @Option(names = "--full", description = "larger counts and JMH iterations, and 3 interleaved runs (--runs), " +
+        "for numbers to publish")
     boolean full;
 
     @Option(names = "--mode", paramLabel = "MODE", defaultValue = "short",
@@ -68,6 +69,11 @@ public final class Coordinator implements Callable<Integer>
         description = "only these workloads; fanout runs for the systems that have one: Rivulet's and Aeron's " +
             "(default ${DEFAULT-VALUE})")
     List<String> workloads;
+
+    @Option(names = "--runs", paramLabel = "N",
+        description = "measure every system N times, the runs interleaved (every system once, then again...), " +
+            "and report each cell's median run with the spread of the N (default 1; 3 with --full)")
+    Integer runsOption;
 
     @Option(names = "--no-jmh", description = "skip the JMH microbenchmarks")
     boolean noJmh;
@@ -157,32 +163,54 @@ public final class Coordinator implements Callable<Integer>
                 "skews every row, spinning ones most");
         }
 
+        final int rounds = runsOption != null ? runsOption : "full".equals(runMode) ? 3 : 1;
+        if (rounds < 1)
+        {
+            throw new ParameterException(commandSpec.commandLine(), "--runs: at least 1, not " + rounds);
+        }
+        if (rounds > 1)
+        {
+            System.out.println("runs:    " + rounds + ", interleaved: every system once, then again; each cell " +
+                "reports its median run and the spread");
+        }
         int steps = jmh ? 1 : 0;
         for (final SystemSpec spec : plan)
         {
-            steps += sizes.size() * spec.stepsPerSize(workloads);
+            steps += rounds * sizes.size() * spec.stepsPerSize(workloads);
         }
         final ProgressDisplay display = new ProgressDisplay(steps);
+        // Interleaved, not N in a row: a slow minute of the machine then lands in one run of several systems,
+        // not in every run of one.
+        final List<List<SystemRun>> roundsBySystem = new ArrayList<>();
+        plan.forEach(spec -> roundsBySystem.add(new ArrayList<>()));
+        for (int round = 1; round <= rounds; round++)
+        {
+            for (int i = 0; i < plan.size(); i++)
+            {
+                final SystemSpec spec = plan.get(i);
+                display.system(i + 1, plan.size(), spec.label() + (rounds > 1 ? " (run " + round + "/" + rounds + ")" :
+                    ""));
+                final SystemRun run = new SystemRun(spec);
+                final long systemStartNs = System.nanoTime();
+                try
+                {
+                    runSystem(run, jvm, counts, sizes, workloads, out, display, rdmaBuild);
+                }
+                catch (final Exception ex)
+                {
+                    run.errors.add("could not run: " + ex.getMessage());
+                }
+                run.wallNs = System.nanoTime() - systemStartNs;
+                final int expected = sizes.size() * spec.stepsPerSize(workloads);
+                display.stepsSkipped(Math.max(0, expected - run.results.size() - run.errors.size()));
+                roundsBySystem.get(i).add(run);
+                display.line(summary(run));
+            }
+        }
         final List<SystemRun> runs = new ArrayList<>();
         for (int i = 0; i < plan.size(); i++)
         {
-            final SystemSpec spec = plan.get(i);
-            display.system(i + 1, plan.size(), spec.label());
-            final SystemRun run = new SystemRun(spec);
-            final long systemStartNs = System.nanoTime();
-            try
-            {
-                runSystem(run, jvm, counts, sizes, workloads, out, display, rdmaBuild);
-            }
-            catch (final Exception ex)
-            {
-                run.errors.add("could not run: " + ex.getMessage());
-            }
-            run.wallNs = System.nanoTime() - systemStartNs;
-            final int expected = sizes.size() * spec.stepsPerSize(workloads);
-            display.stepsSkipped(Math.max(0, expected - run.results.size() - run.errors.size()));
-            runs.add(run);
-            display.line(summary(run));
+            runs.add(SystemRun.merge(plan.get(i), roundsBySystem.get(i)));
         }
 
         List<Jmh.Score> scores = List.of();
@@ -204,7 +232,7 @@ public final class Coordinator implements Callable<Integer>
 
         final long wallNs = System.nanoTime() - startNs;
         final Report report = new Report(machine, counts, sizes, command, started, wallNs, runs, scores, jmhError,
-            workloads);
+            workloads, rounds);
         // The tables first, so that nothing measured is lost if plotting fails or hangs.
         report.write(out, List.of(), "not drawn yet");
         final List<String> plots = new ArrayList<>();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -62,7 +63,9 @@ final class Jvm
     Process start(final List<String> command, final Path log) throws IOException
     {
         Files.createDirectories(log.getParent());
-        Files.writeString(log, String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
+        // Appended: with --runs each system's processes start once per run, and every run's log is kept.
+        Files.writeString(log, String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8,
+            StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         return new ProcessBuilder(command)
             .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();

@@ -64,17 +64,17 @@ final class Plan
             "java.net.Socket, TCP_NODELAY, both sides block in read", false, false, 1, FLOOR_NO_FANOUT));
         systems.add(new SystemSpec("rivulet-tcp-busy", "Rivulet TCP, busy-spin", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
-            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy"),
+            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
             rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks for replies", true, false, 3, null));
         systems.add(new SystemSpec("rivulet-tcp-invoker", "Rivulet TCP, INVOKER client", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
-            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy"),
+            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "INVOKER"),
             rivuletFlags, "client INVOKER (caller runs the engine's duty cycle), server SHARED busy-spin", true, false, 3, null));
         systems.add(new SystemSpec("rivulet-tcp-backoff", "Rivulet TCP, back-off", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
-            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff"),
+            List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             rivuletFlags, "SHARED threading, back-off idle (the default; both nodes), caller parks for replies",
             true, false, 3, null));
@@ -86,7 +86,7 @@ final class Plan
             rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, null));
         systems.add(new SystemSpec("rivulet-rdma", "Rivulet soft RDMA, 2 processes", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
-            List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff"),
+            List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, null));
         systems.add(new SystemSpec("rsocket", "RSocket TCP", "rsocket",

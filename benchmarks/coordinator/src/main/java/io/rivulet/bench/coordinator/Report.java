@@ -35,6 +35,7 @@ final class Report
     private final List<Jmh.Score> scores;
     private final String jmhError;
     private final List<String> workloads;
+    private final int rounds;
 
     Report(
         final Machine machine,
@@ -46,8 +47,10 @@ final class Report
         final List<SystemRun> runs,
         final List<Jmh.Score> scores,
         final String jmhError,
-        final List<String> workloads)
+        final List<String> workloads,
+        final int rounds)
     {
+        this.rounds = rounds;
         this.machine = machine;
         this.counts = counts;
         this.sizes = sizes;
@@ -104,7 +107,7 @@ final class Report
                 md.append(row(r.label(), r.run().version(), r.run().spec.settings(), r.api(), size + " B",
                     countText(r), us(h.getValueAtPercentile(50)), us(h.getValueAtPercentile(90)),
                     us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)), us(h.getMaxValue()),
-                    number(r.perSecond())));
+                    range(r)));
             }
         }
         skippedRows(md, 12);
@@ -122,7 +125,7 @@ final class Report
             for (final SystemRun.Result r : results(ONEWAY, size))
             {
                 md.append(row(r.label(), r.run().version(), r.run().spec.settings(), r.api(), size + " B",
-                    countText(r), number(r.perSecond()), decimal(r.mibPerSecond())));
+                    countText(r), range(r), decimal(r.mibPerSecond())));
             }
         }
         skippedRows(md, 8);
@@ -138,7 +141,7 @@ final class Report
             {
                 final Histogram h = r.histogram();
                 md.append(row(r.label(), r.run().version(), r.run().spec.settings(), r.api(), size + " B",
-                    countText(r), number(r.perSecond()), us(h.getValueAtPercentile(50)),
+                    countText(r), range(r), us(h.getValueAtPercentile(50)),
                     us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9))));
             }
         }
@@ -168,7 +171,7 @@ final class Report
                 final Histogram loaded = r.loadHistogram();
                 md.append(row(r.label(), r.run().version(), r.settings(), r.api(), size + " B",
                     countText(r) + " + " + String.format(Locale.ROOT, "%,d paced", r.pacedCount()),
-                    number(r.perSecond()), number(r.deliveriesPerSecond()),
+                    range(r), number(r.deliveriesPerSecond()),
                     loaded == null ? "—" : us(loaded.getValueAtPercentile(50)),
                     loaded == null ? "—" : us(loaded.getValueAtPercentile(99)), number(r.rate()),
                     us(h.getValueAtPercentile(50)),
@@ -220,6 +223,7 @@ final class Report
         md.append("- **Where:** every system on 127.0.0.1 or inside one process, in JVMs of its own; nothing else " +
             "was measured at the same time\n");
         md.append("- **Counts, the same for every system:** ").append(counts.describe()).append('\n');
+        md.append("- **Runs:** ").append(runsText()).append('\n');
         md.append("- **Payloads:** ").append(sizesText()).append(" bytes of application data per message, the first " +
             "16 holding the harness's kind, sequence and count\n\n");
     }
@@ -333,6 +337,7 @@ final class Report
         md.append("Machine: ").append(machine.describe()).append(". Rivulet ").append(rivuletVersion())
             .append(", commit ").append(machine.commit()).append(".\n\n");
         md.append("Counts, the same for every system: ").append(counts.describe()).append(".\n\n");
+        md.append("Runs: ").append(runsText()).append(".\n\n");
 
         md.append("**Ping-pong round trip, µs (p50 / p99)**\n\n| system | version | settings |");
         sizes.forEach(size -> md.append(' ').append(size).append(" B |"));
@@ -395,7 +400,7 @@ final class Report
             for (final int size : sizes)
             {
                 final SystemRun.Result r = run.find(FANOUT, null, size);
-                md.append(' ').append(r == null ? missing(FANOUT) : number(r.perSecond()) + " (" +
+                md.append(' ').append(r == null ? missing(FANOUT) : number(r.perSecond()) + spread(r) + " (" +
                     us(r.histogram().getValueAtPercentile(50)) + " / " + us(r.histogram().getValueAtPercentile(99)) +
                     (r.rate() < counts.foRate() ? " at " + number(r.rate()) + "/s" : "") + ")")
                     .append(" |");
@@ -441,7 +446,7 @@ final class Report
                 for (final int size : sizes)
                 {
                     final SystemRun.Result r = bySize.get(size);
-                    md.append(' ').append(r == null ? missing(workload) : number(r.perSecond())).append(" |");
+                    md.append(' ').append(r == null ? missing(workload) : number(r.perSecond()) + spread(r)).append(" |");
                 }
                 md.append('\n');
             });
@@ -548,7 +553,7 @@ final class Report
     {
         final StringBuilder csv = new StringBuilder("system_id,system,version,transport,topology,settings,workload,api," +
             "size,warmup,count,window,elapsed_ns,ops_per_s,mib_per_s,p50_us,p90_us,p99_us,p999_us,max_us,mean_us," +
-            "subscribers,workload_settings\n");
+            "subscribers,workload_settings,runs,ops_per_s_min,ops_per_s_max,spread_pct\n");
         for (final SystemRun run : runs)
         {
             for (final SystemRun.Result r : run.results)
@@ -562,7 +567,10 @@ final class Report
                     h == null ? "" : plain(h.getValueAtPercentile(50)), h == null ? "" : plain(h.getValueAtPercentile(90)),
                     h == null ? "" : plain(h.getValueAtPercentile(99)), h == null ? "" : plain(h.getValueAtPercentile(99.9)),
                     h == null ? "" : plain(h.getMaxValue()), h == null ? "" : plain((long)h.getMean()),
-                    "" + r.subscribers(), quote(r.settings()))))
+                    "" + r.subscribers(), quote(r.settings()), "" + run.perSecondRuns(r).length,
+                    String.format(Locale.ROOT, "%.1f", run.perSecondRuns(r)[0]),
+                    String.format(Locale.ROOT, "%.1f", run.perSecondRuns(r)[run.perSecondRuns(r).length - 1]),
+                    String.format(Locale.ROOT, "%.1f", run.spreadPercent(r)))))
                     .append('\n');
             }
         }
@@ -654,6 +662,29 @@ final class Report
     private static String countText(final SystemRun.Result r)
     {
         return String.format(Locale.ROOT, "%,d + %,d", r.warmup(), r.count());
+    }
+
+    private String runsText()
+    {
+        return rounds == 1 ? "1 (no spread measured; --runs N repeats every system N times, interleaved)" :
+            rounds + ", interleaved (every system once, then again); each cell shows its median run (for an even " +
+                "number of runs the lower of the middle two), its latencies from that same run; ±x% after a " +
+                "throughput is the farthest any run was from that median, min..max the slowest and fastest run";
+    }
+
+    /** @return the cell's throughput, and with several runs its slowest and fastest. */
+    private static String range(final SystemRun.Result r)
+    {
+        final double[] runs = r.run().perSecondRuns(r);
+        return runs.length < 2 ? number(r.perSecond()) :
+            number(r.perSecond()) + " (" + number(runs[0]) + ".." + number(runs[runs.length - 1]) + ")";
+    }
+
+    /** @return " ±x%" after a throughput measured in several runs, else nothing. */
+    private static String spread(final SystemRun.Result r)
+    {
+        return r.run().perSecondRuns(r).length < 2 ? "" :
+            String.format(Locale.ROOT, " ±%.0f%%", r.run().spreadPercent(r));
     }
 
     private static String row(final String... cells)

@@ -5,10 +5,20 @@ import io.rivulet.bench.harness.Line;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** What one system's run produced: its description, results, errors, or why it was skipped. */
+/**
+ * What one system's run produced: its description, results, errors, or why it was skipped. With {@code --runs N}
+ * it is the {@link #merge} of N runs: each cell's row is the run with the median throughput, and
+ * {@link #perSecondRuns} keeps every run's throughput for the spread.
+ *
+ * <p>Thread-safety: filled by the coordinator's thread (errors also by a client's watchdog), read after.
+ */
 final class SystemRun
 {
     /**
@@ -91,10 +101,99 @@ final class SystemRun
     final List<String> errors = new CopyOnWriteArrayList<>();
     String skipped;
     long wallNs;
+    /** Every run's operations per second of each cell ({@link #key}), in run order; one entry without --runs. */
+    final Map<String, double[]> perSecondRuns = new HashMap<>();
 
     SystemRun(final SystemSpec spec)
     {
         this.spec = spec;
+    }
+
+    /**
+     * Merges the runs of one system, in run order: each cell is represented by the run whose throughput is the
+     * median (for an even count the lower of the middle two, a run that happened rather than a mean of two), so
+     * that its latencies and throughput come from one measurement; a cell missing from a run is left out of its
+     * spread, and that run's errors say why.
+     */
+    static SystemRun merge(final SystemSpec spec, final List<SystemRun> rounds)
+    {
+        final SystemRun merged = new SystemRun(spec);
+        final Map<String, List<Result>> byCell = new LinkedHashMap<>();
+        for (int i = 0; i < rounds.size(); i++)
+        {
+            final SystemRun round = rounds.get(i);
+            merged.wallNs += round.wallNs;
+            if (merged.info == null)
+            {
+                merged.info = round.info;
+            }
+            if (round.skipped != null && merged.skipped == null)
+            {
+                merged.skipped = round.skipped;
+            }
+            for (final String error : round.errors)
+            {
+                merged.errors.add(rounds.size() > 1 ? "run " + (i + 1) + ": " + error : error);
+            }
+            for (final Result result : round.results)
+            {
+                byCell.computeIfAbsent(key(result), k -> new ArrayList<>()).add(result);
+            }
+        }
+        byCell.forEach((key, results) ->
+        {
+            final double[] perSecond = new double[results.size()];
+            for (int i = 0; i < perSecond.length; i++)
+            {
+                perSecond[i] = results.get(i).perSecond();
+            }
+            final List<Result> sorted = new ArrayList<>(results);
+            sorted.sort((a, b) -> Double.compare(a.perSecond(), b.perSecond()));
+            final Result median = sorted.get((sorted.size() - 1) / 2);
+            merged.results.add(new Result(merged, median.workload, median.api, median.size, median.warmup,
+                median.count, median.elapsedNs, median.histogram, median.window, median.subscribers, median.settings,
+                median.loadHistogram, median.rate, median.pacedCount));
+            merged.perSecondRuns.put(key, perSecond);
+        });
+        if (!merged.results.isEmpty())
+        {
+            merged.skipped = null;
+        }
+        return merged;
+    }
+
+    /** @return the cell a result belongs to: workload, API and size. */
+    static String key(final Result result)
+    {
+        return result.workload + "|" + result.api + "|" + result.size;
+    }
+
+    /** @return every run's operations per second of this result's cell, sorted; just its own without --runs. */
+    double[] perSecondRuns(final Result result)
+    {
+        final double[] runs = perSecondRuns.get(key(result));
+        if (runs == null)
+        {
+            return new double[] {result.perSecond()};
+        }
+        final double[] sorted = runs.clone();
+        Arrays.sort(sorted);
+        return sorted;
+    }
+
+    /**
+     * @return the spread of a cell's throughput: the largest distance of any run from the reported (median) run,
+     * as a percentage of it; 0 for a single run.
+     */
+    double spreadPercent(final Result result)
+    {
+        final double[] sorted = perSecondRuns(result);
+        final double median = result.perSecond();
+        if (sorted.length < 2 || median <= 0)
+        {
+            return 0;
+        }
+        return 100.0 * Math.max(median - sorted[0], sorted[sorted.length - 1] - median) / median;
     }
 
     String version()

@@ -2,6 +2,7 @@ package io.rivulet.bench.rivulet;
 
 import io.rivulet.bench.harness.Pacer;
 import io.rivulet.bench.harness.Payloads;
+import io.rivulet.bench.harness.ReplySlot;
 import io.rivulet.topic.Publication;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -9,11 +10,13 @@ import java.nio.ByteOrder;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The fan-out's publisher: on a thread of its own (never the engine's), publishes runs of FANOUT messages
  * to the topic {@link #TOPIC} with {@code Publication.offer}, at a given rate or as fast as the log's
- * back-pressure (policy BLOCK: the slowest subscriber) allows, yielding the processor while the log is full. Each message carries
+ * back-pressure (policy BLOCK: the slowest subscriber) allows, waiting while the log is full as the server's
+ * {@code --wait} says (parking {@value #PARK_NS} ns at a time when it parks). Each message carries
  * the publisher's running count in {@code seq} and, in {@code value}, the {@code System.nanoTime()} of the
  * offer that took it, so each subscriber measures publication-to-delivery latency on the host's one clock.
  *
@@ -24,8 +27,11 @@ final class FanOutPublisher implements AutoCloseable
 {
     /** The topic the fan-out publishes and its subscribers subscribe to. */
     static final String TOPIC = "bench.fanout";
+    /** Longest park while the log is full; nothing signals room in the log, so the publisher wakes by time. */
+    static final long PARK_NS = 50_000;
 
     private final Publication publication;
+    private final ReplySlot.Wait wait;
     private final ExecutorService thread = Executors.newSingleThreadExecutor(runnable ->
     {
         final Thread publisher = new Thread(runnable, "fanout-publisher");
@@ -35,9 +41,10 @@ final class FanOutPublisher implements AutoCloseable
     private int published;
     private volatile String error;
 
-    FanOutPublisher(final Publication publication)
+    FanOutPublisher(final Publication publication, final ReplySlot.Wait wait)
     {
         this.publication = publication;
+        this.wait = wait;
     }
 
     /** Queues a run of {@code count} messages of {@code size} bytes, at {@code ratePerSecond} (0: flat out). */
@@ -70,7 +77,7 @@ final class FanOutPublisher implements AutoCloseable
                     error = "the topic's log stayed full for 30 s";
                     return;
                 }
-                Thread.yield();
+                awaitRoom();
             }
             if (result < 0)
             {
@@ -78,6 +85,23 @@ final class FanOutPublisher implements AutoCloseable
                 return;
             }
             published++;
+        }
+    }
+
+    /**
+     * The log is full: a publisher that spins or yields here is a third busy thread beside two busy-spinning
+     * engines on 2 cores (a busy-spinning engine keeps the core it is given for a whole scheduler slice); parked, it
+     * frees its core and the engine drains the log to the subscribers while it sleeps.
+     */
+    private void awaitRoom()
+    {
+        if (wait.parks())
+        {
+            LockSupport.parkNanos(PARK_NS);
+        }
+        else
+        {
+            wait.pause();
         }
     }
 

@@ -3,6 +3,7 @@ package io.rivulet.bench.rivulet;
 import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
 import io.rivulet.Transports;
+import io.rivulet.bench.harness.ReplySlot;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -42,7 +43,24 @@ final class Nodes
         server.threading = options.serverThreading != null ? options.serverThreading :
             "INVOKER".equalsIgnoreCase(options.threading) ? "SHARED" : options.threading;
         server.idle = options.serverIdle != null ? options.serverIdle : options.idle;
+        server.waitName = options.waitName;
         return server;
+    }
+
+    /** @return the {@code --wait} named {@code name}: spin, yield or park. */
+    static ReplySlot.Wait waitOf(final String name)
+    {
+        switch (name)
+        {
+            case "spin":
+                return ReplySlot.SPIN;
+            case "yield":
+                return ReplySlot.YIELD;
+            case "park":
+                return ReplySlot.PARK;
+            default:
+                throw new IllegalArgumentException("--wait spin|yield|park, not " + name);
+        }
     }
 
     static String describeServer(final ClientOptions options)
@@ -84,6 +102,12 @@ final class Nodes
         @Option(names = "--idle", paramLabel = "STRATEGY", defaultValue = "busy",
             description = "engine idle strategy: busy, backoff, yield, sleep, noop (default ${DEFAULT-VALUE})")
         String idle;
+
+        @Option(names = "--wait", paramLabel = "WAY", defaultValue = "spin",
+            description = "how an application thread waits: the client's for replies and when its offer is " +
+                "back-pressured, the server's fan-out publisher when the topic's log is full: spin, yield or park; " +
+                "an INVOKER client always invokes (default ${DEFAULT-VALUE})")
+        String waitName;
     }
 
     /** The client's options: its node's, where the server listens, and how the application waits. */
@@ -104,11 +128,6 @@ final class Nodes
             fallbackValue = "true", description = "run the server node in this process (default ${DEFAULT-VALUE})")
         boolean inProcess;
 
-        @Option(names = "--wait", paramLabel = "WAY", defaultValue = "spin",
-            description = "how the application thread waits for replies: spin, yield or park; INVOKER " +
-                "threading always invokes (default ${DEFAULT-VALUE})")
-        String waitName;
-
         @Option(names = "--server-threading", paramLabel = "MODE",
             description = "the server node's threading (default: --threading, SHARED when that is INVOKER)")
         String serverThreading;
@@ -116,5 +135,9 @@ final class Nodes
         @Option(names = "--server-idle", paramLabel = "STRATEGY",
             description = "the server node's idle strategy (default: --idle)")
         String serverIdle;
+
+        @Option(names = "--publisher-wait", paramLabel = "WAY",
+            description = "how the server's fan-out publisher waits, from the server's READY line (reported only)")
+        String publisherWait;
     }
 }

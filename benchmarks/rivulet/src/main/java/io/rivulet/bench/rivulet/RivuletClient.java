@@ -78,23 +78,7 @@ public final class RivuletClient implements BenchClient
         this.inProcess = options.inProcess;
         final boolean invokerMode = "INVOKER".equalsIgnoreCase(options.threading);
         this.waitName = invokerMode ? "invoke" : options.waitName;
-        switch (waitName)
-        {
-            case "invoke":
-                wait = () -> node.invoke();
-                break;
-            case "spin":
-                wait = ReplySlot.SPIN;
-                break;
-            case "yield":
-                wait = ReplySlot.YIELD;
-                break;
-            case "park":
-                wait = ReplySlot.PARK;
-                break;
-            default:
-                throw new IllegalArgumentException("--wait spin|yield|park, not " + waitName);
-        }
+        wait = invokerMode ? () -> node.invoke() : Nodes.waitOf(waitName);
     }
 
     /** Runs the workloads against a {@link RivuletServer}, or in-process; {@code --help} lists the options. */
@@ -342,10 +326,22 @@ public final class RivuletClient implements BenchClient
     public String fanOutSettings()
     {
         return "publisher thread beside the server node (" + (inProcess ? "this process" : "the server process") +
-            "): Publication.offer, BLOCK policy, default 256 KiB log, yields when back-pressured; subscribers: " +
+            "): Publication.offer, BLOCK policy, default 256 KiB log, " + publisherWaits() + " when back-pressured; " +
+            "subscribers: " +
             fanOutConnections.size() + " connections of this process's node, each with Connection.subscribe (a Flux of TopicMessage), " +
             "signals on that node's engine " + (invoker ? "duty cycle, which the measuring thread runs (client node " +
                 "INVOKER; server node " + Nodes.describeServer(options) + ")" : "thread; " + Nodes.describe(options));
+    }
+
+    private String publisherWaits()
+    {
+        final String way = inProcess ? options.waitName : options.publisherWait;
+        if (way == null)
+        {
+            return "waits as the server's --wait says";
+        }
+        return "park".equals(way) ? "parks (" + FanOutPublisher.PARK_NS / 1000 + " µs)" :
+            "yield".equals(way) ? "yields" : "spins";
     }
 
     @Override

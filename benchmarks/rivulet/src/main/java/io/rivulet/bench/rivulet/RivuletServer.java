@@ -25,7 +25,8 @@ import java.util.Map;
  * <p>Fan-out: the node publishes the topic {@value FanOutPublisher#TOPIC} (policy BLOCK, default log); a
  * FANOUT request asks it to publish {@code value} messages of the request's size at {@code seq} messages/s (0:
  * flat out), on the {@link FanOutPublisher}'s thread, and is answered at once (or with an error when an
- * earlier run failed).
+ * earlier run failed). The publisher waits for room in the topic's log as {@code --wait} says; the READY line
+ * reports it as {@code publisher-wait}, which the client quotes in its fan-out settings.
  */
 public final class RivuletServer implements BenchServer
 {
@@ -69,10 +70,12 @@ public final class RivuletServer implements BenchServer
                 })
                 .thenMany(Flux.<Message>empty()))
             .build();
-        fanOut = new FanOutPublisher(node.publication(FanOutPublisher.TOPIC, TopicOptions.block()));
+        fanOut = new FanOutPublisher(node.publication(FanOutPublisher.TOPIC, TopicOptions.block()),
+            Nodes.waitOf(options.waitName));
         server = node.bind("127.0.0.1:0", responder).block(Duration.ofSeconds(10));
         final String address = server.localAddress();
-        return Map.of("port", address.substring(address.lastIndexOf(':') + 1), "address", address);
+        return Map.of("port", address.substring(address.lastIndexOf(':') + 1), "address", address,
+            "publisher-wait", options.waitName);
     }
 
     private Mono<Message> onRequest(final Message request)

@@ -1,0 +1,111 @@
+package io.rivulet.bench.coordinator;
+
+import io.rivulet.bench.harness.Line;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RunsReportTest
+{
+    @Test
+    void shouldRepresentEachCellByItsMedianRunAndKeepEveryRunForTheSpread()
+    {
+        final SystemSpec spec = spec("floor-busy");
+
+        final SystemRun merged = SystemRun.merge(spec, List.of(
+            run(spec, 1_000_000_000L, "run one failed a size"), run(spec, 500_000_000L, null),
+            run(spec, 800_000_000L, null)));
+
+        // 100,000 messages in 1.0 s, 0.5 s and 0.8 s: 100,000, 200,000 and 125,000 messages/s.
+        assertThat(merged.results).hasSize(1);
+        final SystemRun.Result median = merged.results.get(0);
+        assertThat(median.perSecond()).isEqualTo(125_000.0);
+        assertThat(median.run()).isSameAs(merged);
+        assertThat(merged.perSecondRuns(median)).containsExactly(100_000.0, 125_000.0, 200_000.0);
+        // The farthest run, 200,000, is 60% above the median.
+        assertThat(merged.spreadPercent(median)).isEqualTo(60.0);
+        assertThat(merged.errors).containsExactly("run 1: run one failed a size");
+        assertThat(merged.wallNs).isEqualTo(3);
+    }
+
+    @Test
+    void shouldTakeTheLowerMiddleRunForAnEvenCount()
+    {
+        final SystemSpec spec = spec("floor-busy");
+
+        final SystemRun merged = SystemRun.merge(spec, List.of(run(spec, 500_000_000L, null),
+            run(spec, 1_000_000_000L, null)));
+
+        assertThat(merged.results.get(0).perSecond()).isEqualTo(100_000.0);
+        assertThat(merged.spreadPercent(merged.results.get(0))).isEqualTo(100.0);
+    }
+
+    @Test
+    void shouldReportOneRunWithoutASpread()
+    {
+        final SystemSpec spec = spec("floor-busy");
+
+        final SystemRun merged = SystemRun.merge(spec, List.of(run(spec, 1_000_000_000L, null)));
+
+        assertThat(merged.perSecondRuns(merged.results.get(0))).containsExactly(100_000.0);
+        assertThat(merged.spreadPercent(merged.results.get(0))).isZero();
+        assertThat(merged.errors).isEmpty();
+    }
+
+    @Test
+    void shouldWriteTheMedianWithItsSpreadInEveryFile(@TempDir final Path out) throws Exception
+    {
+        final SystemSpec spec = spec("floor-busy");
+        final SystemRun merged = SystemRun.merge(spec, List.of(run(spec, 1_000_000_000L, null),
+            run(spec, 500_000_000L, null), run(spec, 800_000_000L, null)));
+        final Report report = new Report(new Machine(2, "test cpu", true, "1 GiB", "test os", "test jdk", "abc1234",
+            "0.1 0.1 0.1"), Counts.of("short"), List.of(32), "./rivulet-bench --runs 3",
+            ZonedDateTime.of(2026, 12, 2, 12, 0, 0, 0, ZoneOffset.UTC), 1_000_000_000L, List.of(merged), List.of(),
+            null, List.of("oneway"), 3);
+
+        report.write(out, List.of(), null);
+
+        final String summary = Files.readString(out.resolve("summary.md"), StandardCharsets.UTF_8);
+        assertThat(summary).contains("Runs: 3, interleaved").contains("| TCP floor, busy-poll | 125,000 ±60% |");
+        final String results = Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8);
+        assertThat(results).contains("- **Runs:** 3, interleaved").contains("| 125,000 (100,000..200,000) |");
+        final String csv = Files.readString(out.resolve("results.csv"), StandardCharsets.UTF_8);
+        assertThat(csv.lines().findFirst().orElseThrow()).endsWith(",runs,ops_per_s_min,ops_per_s_max,spread_pct");
+        assertThat(csv).contains(",3,100000.0,200000.0,60.0\n");
+    }
+
+    private static SystemRun run(final SystemSpec spec, final long elapsedNs, final String error)
+    {
+        final SystemRun run = new SystemRun(spec);
+        run.info = Line.of(Line.INFO, "version", "JDK 17", "transport", "test", "topology", "test", "settings", "test",
+            "jvm", "test jvm");
+        run.wallNs = 1;
+        run.results.add(SystemRun.Result.parse(run, Line.of(Line.RESULT, "workload", "oneway", "api", "write",
+            "size", 32, "warmup", 1_000, "count", 100_000, "elapsedNs", elapsedNs)));
+        if (error != null)
+        {
+            run.errors.add(error);
+        }
+        return run;
+    }
+
+    private static SystemSpec spec(final String id)
+    {
+        for (final SystemSpec spec : Plan.systems("jvm.options"))
+        {
+            if (spec.id().equals(id))
+            {
+                return spec;
+            }
+        }
+        throw new IllegalArgumentException(id);
+    }
+}

@@ -1463,7 +1463,7 @@ public final class Rivulet implements AutoCloseable
                 {
                     origin = property + " (default " + shown + ")";
                 }
-                throw new ConfigurationException(origin + ": " + problem);
+                throw new ConfigurationException(origin + ": " + problem, setting, String.valueOf(shown), problem);
             }
         }
 

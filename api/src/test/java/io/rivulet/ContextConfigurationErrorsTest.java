@@ -105,7 +105,14 @@ class ContextConfigurationErrorsTest
         assertThatThrownBy(() -> new Rivulet.Context().transport(NO_TRANSPORT)
             .keepaliveInterval(500, TimeUnit.MICROSECONDS).conclude())
             .isInstanceOf(ConfigurationException.class)
-            .hasMessage("Context.keepaliveInterval(500us): must be at least 1ms (SETUP carries milliseconds), e.g. 1s");
+            .hasMessage("Context.keepaliveInterval(500us): must be at least 1ms (SETUP carries milliseconds), e.g. 1s")
+            .satisfies(refused ->
+            {
+                final ConfigurationException exception = (ConfigurationException)refused;
+                assertThat(exception.setting()).isEqualTo("keepaliveInterval");
+                assertThat(exception.value()).isEqualTo("500us");
+                assertThat(exception.problem()).isEqualTo("must be at least 1ms (SETUP carries milliseconds), e.g. 1s");
+            });
         assertThatThrownBy(() -> new Rivulet.Context().transport(NO_TRANSPORT).outboundRingLength(100_000).conclude())
             .isInstanceOf(ConfigurationException.class)
             .hasMessage("Context.outboundRingLength(100000): must be a power of two, e.g. 256k");

@@ -118,6 +118,26 @@ public final class PropertyValues
     }
 
     /**
+     * @param text a value as written.
+     * @return whether it is written as a size the way these rules write one (digits and an optional k, m or g), so
+     *         a layer that also takes other forms knows which parser is the core's.
+     */
+    public static boolean isSizeForm(final String text)
+    {
+        return SIZE.matcher(text.trim()).matches();
+    }
+
+    /**
+     * @param text a value as written.
+     * @return whether it is written as a duration the way these rules write one (digits and an optional unit; the
+     *         unit's absence is refused by {@link #parseDurationNs}), so a layer with other forms knows which parser.
+     */
+    public static boolean isDurationForm(final String text)
+    {
+        return DURATION.matcher(text.trim()).matches();
+    }
+
+    /**
      * @param property the property's full name, for the message.
      * @param raw      the text as written.
      * @param max      the largest size accepted.

@@ -12,8 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Applies {@link RivuletProperties} onto a {@link Rivulet.Context}: each property that is set replaces the
@@ -25,7 +23,6 @@ import java.util.regex.Pattern;
  */
 final class ContextBinding
 {
-    private static final Pattern SETTER_MESSAGE = Pattern.compile("Context\\.(\\w+)\\((.*?)\\): (.*)", Pattern.DOTALL);
     /** Context settings whose property field has another name. */
     private static final Map<String, String> FIELD_OF_SETTING = Map.of(
         "countersDirectory", "countersDir",
@@ -118,12 +115,11 @@ final class ContextBinding
      */
     static ConfigurationException named(final ConfigurationException refused, final RivuletProperties properties)
     {
-        final Matcher matcher = SETTER_MESSAGE.matcher(String.valueOf(refused.getMessage()));
-        if (!matcher.matches())
+        final String setting = refused.setting();
+        if (setting == null)
         {
             return refused;
         }
-        final String setting = matcher.group(1);
         final String field = FIELD_OF_SETTING.getOrDefault(setting, setting);
         final Object value;
         try
@@ -137,11 +133,11 @@ final class ContextBinding
         }
         if (value == null)
         {
-            return refused; // set by a customizer, not by a property
+            return refused; // not set by a property: the Context's own message names its source
         }
         final String property = "rivulet." + field.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
         final ConfigurationException named = new ConfigurationException(property + "=" + value + " (Context." +
-            setting + "(" + matcher.group(2) + ")): " + matcher.group(3));
+            setting + "(" + refused.value() + ")): " + refused.problem(), setting, refused.value(), refused.problem());
         named.initCause(refused);
         return named;
     }

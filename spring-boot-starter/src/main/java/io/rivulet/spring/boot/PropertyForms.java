@@ -6,7 +6,6 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
-import java.util.regex.Pattern;
 
 /**
  * Reads the sizes and durations of the {@code rivulet.*} properties as the core reads its {@code -Drivulet.*}
@@ -27,9 +26,6 @@ import java.util.regex.Pattern;
 final class PropertyForms
 {
     /** What the core reads as a size or a duration; anything else is offered to Spring's parsers. */
-    private static final Pattern CORE_SIZE = Pattern.compile("\\d+[kmg]?", Pattern.CASE_INSENSITIVE);
-    private static final Pattern CORE_DURATION = Pattern.compile("\\d+(ns|us|ms|s)?", Pattern.CASE_INSENSITIVE);
-
     private PropertyForms()
     {
     }
@@ -44,7 +40,7 @@ final class PropertyForms
     static long size(final String property, final String raw, final long max)
     {
         final String text = raw.trim();
-        if (CORE_SIZE.matcher(text).matches())
+        if (PropertyValues.isSizeForm(text))
         {
             return PropertyValues.parseSize(property, raw, max);
         }
@@ -81,7 +77,7 @@ final class PropertyForms
     static long durationNs(final String property, final String raw)
     {
         final String text = raw.trim();
-        if (CORE_DURATION.matcher(text).matches())
+        if (PropertyValues.isDurationForm(text))
         {
             return PropertyValues.parseDurationNs(property, raw);
         }

@@ -31,7 +31,10 @@ final class ConnectionExtensions implements ConnectionServices
     private final Consumer<Throwable> errorHandler;
     private final ConnectionExtension[] extensions;
     private final ConnectionExtension[] byFrameType;
-    /** Frames extensions offer straight to the link (topic data), for {@link FrameLogger}; null when off. */
+    /**
+     * The connection's logger of sent frames, for those extensions offer straight to the link (topic data); the
+     * sender logs the ring's with it too, on the same thread. Null when off.
+     */
     private final FrameLogger sentFrames;
 
     ConnectionExtensions(
@@ -42,7 +45,8 @@ final class ConnectionExtensions implements ConnectionServices
         final ConnectionClose close,
         final ConnectionCounters counters,
         final ProtocolSettings settings,
-        final Consumer<Throwable> errorHandler)
+        final Consumer<Throwable> errorHandler,
+        final FrameLogger sentFrames)
     {
         this.link = link;
         this.outbound = outbound;
@@ -51,7 +55,7 @@ final class ConnectionExtensions implements ConnectionServices
         this.counters = counters;
         this.settings = settings;
         this.errorHandler = errorHandler;
-        this.sentFrames = FrameLogger.outbound(counters.connectionId(), link);
+        this.sentFrames = sentFrames;
         this.extensions = new ConnectionExtension[nodeExtensions.size()];
         this.byFrameType = new ConnectionExtension[ExtensionFrameTypes.TABLE_LENGTH];
         final boolean[] claimed = new boolean[ExtensionFrameTypes.TABLE_LENGTH];

@@ -147,7 +147,7 @@ public final class ProtocolConnection implements ConnectionOutput
         setup = new SetupHandshake(client, link, outbound, control, close, keepalive, settings, counters,
             authenticator, errorHandler, nowNs);
         extensions = new ConnectionExtensions(nodeExtensions, link, outbound, control, close, counters, settings,
-            errorHandler);
+            errorHandler, sentFrames);
         this.memory = memory.open(outbound::parkedBytes, reason -> extensions.violation(Violation.LIMIT_EXCEEDED,
             reason));
         api = new ConnectionFacade(this, outbound, settings, counters, close, conductor,

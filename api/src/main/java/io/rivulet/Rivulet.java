@@ -11,6 +11,7 @@ import io.rivulet.engine.RateLimitedLog;
 import io.rivulet.counters.NodeCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.protocol.ReplyWait;
 import io.rivulet.security.Authenticator;
 import io.rivulet.security.Credentials;
 import io.rivulet.security.ThrottledAuthenticator;
@@ -65,6 +66,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntConsumer;
+import java.util.function.Supplier;
 
 import static io.rivulet.ContextProperties.engineFailureProperty;
 import static io.rivulet.ContextProperties.flag;
@@ -101,6 +103,8 @@ public final class Rivulet implements AutoCloseable
     private final RegionRegistry regions;
     private final AgentRunner[] runners;
     private final AgentInvoker invoker;
+    /** Serialises INVOKER duty cycles between the application's {@link #invoke()} and threads blocking on replies. */
+    private final java.util.concurrent.locks.ReentrantLock invokeLock = new java.util.concurrent.locks.ReentrantLock();
     private final FailStop failStop;
     private final Codecs codecs;
     private volatile boolean closed;
@@ -169,6 +173,8 @@ public final class Rivulet implements AutoCloseable
 
         codecs = Codecs.of(context.codecs());
         conductor.codecs(codecs);
+        conductor.replyWait(new ReplyWait(context.replyIdleStrategy(),
+            context.threadingMode() == ThreadingMode.INVOKER ? this::invokeForWaiter : null));
 
         final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
         // Fail-stop: an error escaping an agent closes the node (FailStop); the guards wrap what each thread runs.
@@ -507,10 +513,45 @@ public final class Rivulet implements AutoCloseable
             throw new IllegalStateException("invoke() is for ThreadingMode.INVOKER; this node runs " +
                 context.threadingMode());
         }
-        throwIfFailed();
-        final int work = invoker.invoke();
-        throwIfFailed();
-        return work;
+        if (invokeLock.isHeldByCurrentThread())
+        {
+            throw new IllegalStateException("invoke() called from inside the engine's duty cycle");
+        }
+        invokeLock.lock(); // a thread blocking on a reply may be running a cycle for its own wait
+        try
+        {
+            throwIfFailed();
+            final int work = invoker.invoke();
+            throwIfFailed();
+            return work;
+        }
+        finally
+        {
+            invokeLock.unlock();
+        }
+    }
+
+    /** A thread blocking on a reply runs a duty cycle, unless another thread is running one. */
+    private int invokeForWaiter()
+    {
+        if (invokeLock.isHeldByCurrentThread())
+        {
+            throw new IllegalStateException("block() inside the engine's duty cycle would never return: the reply " +
+                "is read by this cycle; subscribe instead");
+        }
+        if (!invokeLock.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            throwIfFailed();
+            return invoker.invoke();
+        }
+        finally
+        {
+            invokeLock.unlock();
+        }
     }
 
     /**
@@ -598,6 +639,9 @@ public final class Rivulet implements AutoCloseable
     public static final class Context
     {
         private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Rivulet.class);
+        /** The default reply wait's spins and yields before it parks (issue 16: measured in the README's row). */
+        private static final int REPLY_WAIT_SPINS = 200;
+        private static final int REPLY_WAIT_YIELDS = 20;
         /** Numbers default node names in this process. */
         private static final AtomicInteger NODE_NUMBERS = new AtomicInteger();
 
@@ -605,6 +649,8 @@ public final class Rivulet implements AutoCloseable
         private ThreadingMode threadingMode = threadingModeProperty();
         private String idleStrategyName = System.getProperty("rivulet.idleStrategy", "backoff");
         private IdleStrategy idleStrategy;
+        private String replyIdleStrategyName = System.getProperty("rivulet.replyIdleStrategy", "backoff");
+        private Supplier<IdleStrategy> replyIdleStrategies;
         private int maxFrameLength = size("rivulet.maxFrameLength", 16 * 1024);
         private int maxMessageLength = size("rivulet.maxMessageLength", 16 * 1024 * 1024);
         private int streamWindow = size("rivulet.streamWindow", 256);
@@ -706,6 +752,39 @@ public final class Rivulet implements AutoCloseable
         public IdleStrategy idleStrategy()
         {
             return idleStrategy;
+        }
+
+        /**
+         * How an application thread waits in {@code block()} on a request-response's {@code Mono}
+         * ({@code rivulet.replyIdleStrategy}): {@code backoff} (default: spins, yields, then parks until the engine
+         * wakes it), {@code park} (parks at once, as Reactor's own {@code block()} does), {@code busy} (spins: the
+         * lowest latency, for a thread with a core of its own) or {@code yield}. In {@code INVOKER} mode the waiting
+         * thread also runs the engine's duty cycle between looks, unless another thread is running it.
+         */
+        public Context replyIdleStrategy(final String name)
+        {
+            assigned.add("replyIdleStrategy");
+            this.replyIdleStrategyName = name;
+            this.replyIdleStrategies = null;
+            return this;
+        }
+
+        /**
+         * How an application thread waits in {@code block()} on a request-response's {@code Mono}: each waiting
+         * thread gets its own strategy from the supplier (strategies keep state). A strategy that may park is woken
+         * by the engine when the reply arrives.
+         */
+        public Context replyIdleStrategy(final Supplier<IdleStrategy> idleStrategies)
+        {
+            assigned.add("replyIdleStrategy");
+            this.replyIdleStrategies = java.util.Objects.requireNonNull(idleStrategies, "idleStrategies");
+            return this;
+        }
+
+        /** @return the supplier of the idle strategies waiting callers use (after {@link #conclude()}). */
+        public Supplier<IdleStrategy> replyIdleStrategy()
+        {
+            return replyIdleStrategies;
         }
 
         /** Longest frame on the wire; larger messages are fragmented ({@code rivulet.maxFrameLength}, 16 KiB). */
@@ -1413,6 +1492,10 @@ public final class Rivulet implements AutoCloseable
             {
                 idleStrategy = newIdleStrategy();
             }
+            if (replyIdleStrategies == null)
+            {
+                replyIdleStrategies = replyIdleStrategies(replyIdleStrategyName);
+            }
             if (threadFactory == null)
             {
                 threadFactory = runnable ->
@@ -1477,6 +1560,27 @@ public final class Rivulet implements AutoCloseable
             return PropertyValues.describeDuration(nanos);
         }
 
+        private Supplier<IdleStrategy> replyIdleStrategies(final String name)
+        {
+            switch (name.trim().toLowerCase(java.util.Locale.ROOT))
+            {
+                case "backoff":
+                    // Spin through a typical loopback round trip, then yield, then park until the reply wakes it.
+                    return () -> new BackoffIdleStrategy(REPLY_WAIT_SPINS, REPLY_WAIT_YIELDS,
+                        TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+                case "park":
+                    return () -> ReplyWait.PARK_STRATEGY;
+                case "busy":
+                    return BusySpinIdleStrategy::new;
+                case "yield":
+                    return YieldingIdleStrategy::new;
+                default:
+                    throw new ConfigurationException((assigned.contains("replyIdleStrategy") ?
+                        "Context.replyIdleStrategy(\"" + name + "\")" : "rivulet.replyIdleStrategy=" + name) +
+                        ": unknown idle strategy for waiting callers; one of backoff, park, busy, yield");
+            }
+        }
+
         IdleStrategy newIdleStrategy()
         {
             switch (idleStrategyName.trim().toLowerCase(java.util.Locale.ROOT))
@@ -1510,6 +1614,8 @@ public final class Rivulet implements AutoCloseable
                 "transport=" + (transport == null ? System.getProperty("rivulet.transport", "tcp") : transport) +
                 ", threadingMode=" + threadingMode +
                 ", idleStrategy=" + (idleStrategy == null ? idleStrategyName : idleStrategy) +
+                ", replyIdleStrategy=" + (replyIdleStrategies == null ? replyIdleStrategyName :
+                    replyIdleStrategies.get().alias()) +
                 ", maxFrameLength=" + shownSize(maxFrameLength) +
                 ", maxMessageLength=" + shownSize(maxMessageLength) +
                 ", streamWindow=" + streamWindow +

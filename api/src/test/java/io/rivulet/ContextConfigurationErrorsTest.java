@@ -197,6 +197,19 @@ class ContextConfigurationErrorsTest
     }
 
     @Test
+    void shouldNameAnUnknownReplyIdleStrategyAsWritten()
+    {
+        property("rivulet.replyIdleStrategy", "sleepy");
+
+        assertThatThrownBy(ContextConfigurationErrorsTest::concluded).isInstanceOf(ConfigurationException.class)
+            .hasMessage("rivulet.replyIdleStrategy=sleepy: unknown idle strategy for waiting callers; one of backoff, " +
+                "park, busy, yield");
+        assertThatThrownBy(() -> new Rivulet.Context().transport(NO_TRANSPORT).replyIdleStrategy("x").conclude())
+            .isInstanceOf(ConfigurationException.class)
+            .hasMessageStartingWith("Context.replyIdleStrategy(\"x\"): unknown idle strategy");
+    }
+
+    @Test
     void shouldShowTheEffectiveSettingsButNotTheToken()
     {
         property("rivulet.maxFrameLength", "20k");
@@ -207,7 +220,7 @@ class ContextConfigurationErrorsTest
             .startsWith("Rivulet.Context{transport=")
             .contains("threadingMode=SHARED", "maxFrameLength=20k", "keepaliveInterval=250ms",
                 "keepaliveTimeout=5s", "outboundRingLength=256k", "idleTimeout=300s", "nodeName=orders",
-                "authToken=(set)", "engineFailure=close")
+                "authToken=(set)", "engineFailure=close", "replyIdleStrategy=backoff")
             .doesNotContain("s3cret");
     }
 }

@@ -12,6 +12,7 @@ import io.rivulet.interceptor.Interceptors;
 import io.rivulet.protocol.MemoryBudget;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
+import io.rivulet.protocol.ReplyWait;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.protocol.RingPool;
 import io.rivulet.security.Authenticator;
@@ -84,6 +85,7 @@ public final class Conductor implements Agent, Executor
     private final Authenticator authenticator;
     private final byte[] setupMetadata;
     /** The codecs routed requests encode with: the node's. Set before the conductor starts. */
+    private ReplyWait replyWait = ReplyWait.PARK;
     private Codecs codecs = Codecs.defaults();
     /** Accepted links refused for the connection limit, waiting (bounded) for their peer to read the error. */
     private final ArrayList<ConnectionRefusal> refusals = new ArrayList<>();
@@ -401,6 +403,12 @@ public final class Conductor implements Agent, Executor
         this.codecs = codecs;
     }
 
+    /** Before the conductor starts: how callers blocking on its connections' replies wait. */
+    public void replyWait(final ReplyWait replyWait)
+    {
+        this.replyWait = replyWait;
+    }
+
     /**
      * Any thread: listens on an address.
      *
@@ -642,6 +650,7 @@ public final class Conductor implements Agent, Executor
         final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings, connectionCounters,
             client, served, client ? null : authenticator, extensions, memory, this, errorHandler, now);
         connection.codecs(codecs);
+        connection.replyWait(replyWait);
         if (acceptor != null)
         {
             // The acceptor's choice is wrapped like any responder, and the connection it is handed (to call the

@@ -205,8 +205,8 @@ final class ConnectionClose
         {
             return;
         }
+        cause = closeCause; // before the volatile write: a thread that sees the close sees its cause
         open = false;
-        cause = closeCause;
         outbound.close();
         deadlineNs = clock.getAsLong() + CLOSE_TIMEOUT_NS;
         sendMode = mode;

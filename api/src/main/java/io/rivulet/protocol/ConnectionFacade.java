@@ -18,8 +18,10 @@ import io.rivulet.topic.TopicEndpoint;
 import io.rivulet.topic.TopicMessage;
 import org.agrona.DirectBuffer;
 import org.reactivestreams.Publisher;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 
 import java.util.concurrent.Executor;
@@ -44,6 +46,8 @@ final class ConnectionFacade implements Connection
     /** Null when the node runs no topic or region layer (unit tests). */
     private final TopicEndpoint topics;
     private final RegionEndpoint regions;
+    /** How callers of {@code block()} wait, set by the conductor before the application sees the connection. */
+    private volatile ReplyWait replyWait = ReplyWait.PARK;
     /** The node's codecs, set by the conductor before the application sees the connection. */
     private volatile Codecs codecs = Codecs.defaults();
 
@@ -115,16 +119,32 @@ final class ConnectionFacade implements Connection
     @Override
     public Mono<Message> requestResponse(final Message request)
     {
-        return Mono.defer(() ->
+        return new RequestResponseMono(this, request);
+    }
+
+    /** Any thread: one subscription to a {@link RequestResponseMono} opens one request. */
+    void subscribeRequestResponse(final Message request, final CoreSubscriber<? super Message> actual)
+    {
+        if (tooLarge(request))
         {
-            if (tooLarge(request))
-            {
-                return Mono.error(tooLargeError(request));
-            }
-            final ProtocolStream stream = new ProtocolStream(connection, ProtocolStream.Kind.REQUESTER_RESPONSE);
-            stream.request = request;
-            return Mono.fromDirect(stream.inbound);
-        });
+            Operators.error(actual, tooLargeError(request));
+            return;
+        }
+        final ProtocolStream stream = new ProtocolStream(connection, ProtocolStream.Kind.REQUESTER_RESPONSE);
+        stream.request = request;
+        stream.inbound.subscribe(actual);
+    }
+
+    /** How {@code block()} on a request-response waits. */
+    ReplyWait replyWait()
+    {
+        return replyWait;
+    }
+
+    /** Conductor, before the application sees the connection: the node's way of waiting for replies. */
+    void replyWait(final ReplyWait replyWait)
+    {
+        this.replyWait = replyWait;
     }
 
     @Override

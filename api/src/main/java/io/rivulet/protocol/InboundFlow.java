@@ -6,8 +6,8 @@ import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Operators;
 
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 /**
  * The receiving half of a stream, published to one subscriber. The subscriber's demand crosses the
@@ -21,10 +21,16 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subscription
 {
+    // Field updaters rather than atomic objects: one flow per request, so they would be allocated per request.
+    private static final AtomicIntegerFieldUpdater<InboundFlow> SUBSCRIBED =
+        AtomicIntegerFieldUpdater.newUpdater(InboundFlow.class, "subscribed");
+    private static final AtomicLongFieldUpdater<InboundFlow> DEMAND =
+        AtomicLongFieldUpdater.newUpdater(InboundFlow.class, "demand");
+
     private final ProtocolStream stream;
     private final int window;
-    private final AtomicBoolean subscribed = new AtomicBoolean();
-    private final AtomicLong demand = new AtomicLong();
+    private volatile int subscribed;
+    private volatile long demand;
     private volatile CoreSubscriber<? super Message> subscriber;
     private volatile boolean cancelled;
     private volatile boolean invalidRequest;
@@ -50,7 +56,7 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
     @Override
     public void subscribe(final Subscriber<? super Message> s)
     {
-        if (!subscribed.compareAndSet(false, true))
+        if (!SUBSCRIBED.compareAndSet(this, 0, 1))
         {
             Operators.error(s, new IllegalStateException(abandoned ?
                 "the channel's inbound was cancelled: the handler's reply ended before anyone subscribed to it" :
@@ -75,9 +81,9 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
             long current;
             do
             {
-                current = demand.get();
+                current = demand;
             }
-            while (!demand.compareAndSet(current, Operators.addCap(current, n)));
+            while (!DEMAND.compareAndSet(this, current, Operators.addCap(current, n)));
         }
         stream.signal();
     }
@@ -96,7 +102,7 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
      */
     boolean abandonIfUnsubscribed()
     {
-        if (subscribed.compareAndSet(false, true))
+        if (SUBSCRIBED.compareAndSet(this, 0, 1))
         {
             abandoned = true;
             cancelled = true;
@@ -108,7 +114,7 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
     /** @return the subscriber's unmet demand (requested minus delivered). */
     long demand()
     {
-        return demand.get();
+        return demand;
     }
 
     /** @return true once the subscriber cancelled. */
@@ -134,7 +140,7 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
         {
             return 0;
         }
-        final long unmet = demand.get() - (buffered == null ? 0 : 1);
+        final long unmet = demand - (buffered == null ? 0 : 1);
         final long target = Math.min(unmet, window);
         final long grant = target - outstanding;
         // Batch replenishment: grant when empty-handed or when half a window can be granted.
@@ -231,11 +237,11 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
             return false;
         }
         boolean signalled = false;
-        if (buffered != null && demand.get() > 0)
+        if (buffered != null && demand > 0)
         {
             final Message message = buffered;
             buffered = null;
-            demand.decrementAndGet();
+            DEMAND.decrementAndGet(this);
             s.onNext(message);
             signalled = true;
         }

@@ -11,7 +11,7 @@ import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Operators;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 /**
  * The sending half of a stream: subscribes to the application's producer and writes what it emits
@@ -23,12 +23,16 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class OutboundFlow extends Operators.DeferredSubscription implements CoreSubscriber<Message>
 {
+    /** A field updater rather than an AtomicLong: one flow per request, so it would be allocated per request. */
+    private static final AtomicLongFieldUpdater<OutboundFlow> UNUSED_CREDITS =
+        AtomicLongFieldUpdater.newUpdater(OutboundFlow.class, "unusedCredits");
+
     private final ProtocolStream stream;
     private final StreamWriter writer;
     private final boolean single;
     private final int maxMessageLength;
     private final AtomicCounter creditStalls;
-    private final AtomicLong unusedCredits = new AtomicLong();
+    private volatile long unusedCredits;
     private volatile boolean done;
     private volatile Throwable failure;
 
@@ -85,7 +89,7 @@ final class OutboundFlow extends Operators.DeferredSubscription implements CoreS
             stream.signal();
             return;
         }
-        if (unusedCredits.decrementAndGet() == 0)
+        if (UNUSED_CREDITS.decrementAndGet(this) == 0)
         {
             creditStalls.increment();
         }
@@ -136,7 +140,7 @@ final class OutboundFlow extends Operators.DeferredSubscription implements CoreS
     {
         if (!done)
         {
-            unusedCredits.addAndGet(n);
+            UNUSED_CREDITS.addAndGet(this, n);
             request(n);
         }
     }

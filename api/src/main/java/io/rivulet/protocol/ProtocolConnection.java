@@ -49,8 +49,9 @@ import java.util.function.Consumer;
  * </ul>
  *
  * <p>Threading: the conductor calls the methods here, except those of {@link ConnectionOutput}, which the sender
- * agent calls. Streams created on application threads reach the conductor through {@link #signal} and
- * {@link #requestOpen}.
+ * agent calls. Streams created on application threads reach the conductor through {@link #signal}, through
+ * {@link #requestOpen} (streams and channels), or announced in the stream table by {@link #openDirect}
+ * (request-response, opened on the caller's thread).
  */
 public final class ProtocolConnection implements ConnectionOutput
 {
@@ -140,7 +141,7 @@ public final class ProtocolConnection implements ConnectionOutput
         this.sentFrames = FrameLogger.outbound(counters.connectionId(), link);
         final FrameReader reader = new FrameReader();
         final ControlFrames control = new ControlFrames(outbound);
-        streams = new StreamTable(client);
+        streams = new StreamTable(client, this::adoptAnnounced);
         keepalive = new Keepalive(control, settings.keepaliveIntervalNs(), settings.keepaliveTimeoutNs(), nowNs);
         close = new ConnectionClose(link, outbound, control, counters, this::onClosing, () -> this.nowNs,
             settings.frameLimit());
@@ -263,6 +264,12 @@ public final class ProtocolConnection implements ConnectionOutput
     public void acceptor(final Acceptor acceptor)
     {
         setup.acceptor(acceptor, api, this::serve);
+    }
+
+    /** Conductor, before the application sees the connection: how {@code block()} on its replies waits. */
+    public void replyWait(final ReplyWait replyWait)
+    {
+        api.replyWait(replyWait);
     }
 
     /** Conductor: the codecs routed requests on this connection encode with (the node's). */
@@ -473,7 +480,7 @@ public final class ProtocolConnection implements ConnectionOutput
 
     private int processSignals()
     {
-        int work = 0;
+        int work = adoptAnnounced();
         ProtocolStream stream;
         while ((stream = signals.poll()) != null)
         {
@@ -487,6 +494,7 @@ public final class ProtocolConnection implements ConnectionOutput
     private void onClosing(final RivuletException cause)
     {
         setup.onClosing(cause);
+        adoptAnnounced(); // closing: each is terminated
         final ArrayList<ProtocolStream> live = streams.removeAll();
         for (int i = 0; i < live.size(); i++)
         {
@@ -525,6 +533,85 @@ public final class ProtocolConnection implements ConnectionOutput
         conductor.execute(() -> openRequester(stream));
     }
 
+    /**
+     * The subscriber's thread: a request-response takes its id, announces its stream so the reply can find it, and
+     * writes its request into the outbound ring, all without a conductor command (as {@code offer} does).
+     */
+    void openDirect(final ProtocolStream stream)
+    {
+        final Message request = stream.request;
+        stream.request = null;
+        if (stream.inbound.isCancelled())
+        {
+            return; // cancelled in onSubscribe: nothing was sent, and nothing is owed to the subscriber
+        }
+        if (!close.isOpen())
+        {
+            stream.terminate(close.closedError()); // only this thread knows the stream
+            return;
+        }
+        final int id = streams.allocateOwn(settings.maxPendingRequests());
+        if (id == 0)
+        {
+            counters.onLimitRejection();
+            stream.terminate(tooManyRequests());
+            return;
+        }
+        stream.prepareDirectOpening(id);
+        streams.announce(stream);
+        if (!close.isOpen())
+        {
+            // The close may have adopted the announced streams already, or may never look again: whoever claims
+            // the stream ends it. The request is not sent either way.
+            if (stream.claimAdoption())
+            {
+                streams.release(id);
+                stream.terminate(close.closedError());
+            }
+            return;
+        }
+        stream.sendDirectOpening(request);
+    }
+
+    /**
+     * Conductor: puts the streams opened on application threads into the table (or, closing, ends them) and acts on
+     * the signals they held meanwhile.
+     *
+     * @return the streams adopted.
+     */
+    private int adoptAnnounced()
+    {
+        int adopted = 0;
+        ProtocolStream stream = streams.takeAnnounced();
+        while (stream != null)
+        {
+            final ProtocolStream next = stream.nextAnnounced;
+            stream.nextAnnounced = null;
+            if (stream.claimAdoption())
+            {
+                adopted++;
+                if (close.isClosing())
+                {
+                    streams.release(stream.streamId());
+                    stream.terminate(close.closedError());
+                }
+                else
+                {
+                    streams.put(stream.streamId(), stream);
+                    stream.onSignal();
+                }
+            }
+            stream = next;
+        }
+        return adopted;
+    }
+
+    private LimitExceededException tooManyRequests()
+    {
+        return new LimitExceededException("request to " + remoteAddress + " refused: " +
+            settings.maxPendingRequests() + " requests already open on this connection (rivulet.maxPendingRequests)");
+    }
+
     void removeStream(final ProtocolStream stream)
     {
         streams.remove(stream);
@@ -559,15 +646,13 @@ public final class ProtocolConnection implements ConnectionOutput
             }
             return;
         }
-        if (streams.ownStreams() >= settings.maxPendingRequests())
+        final int id = streams.allocateOwn(settings.maxPendingRequests());
+        if (id == 0)
         {
             counters.onLimitRejection();
-            stream.terminate(new LimitExceededException("request to " + remoteAddress + " refused: " +
-                settings.maxPendingRequests() +
-                " requests already open on this connection (rivulet.maxPendingRequests)"));
+            stream.terminate(tooManyRequests());
             return;
         }
-        final int id = streams.allocate();
         streams.put(id, stream);
         stream.registered(id);
         stream.sendOpening(stream.request);

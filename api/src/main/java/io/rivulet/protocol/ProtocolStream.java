@@ -6,7 +6,7 @@ import io.rivulet.codec.FrameType;
 import io.rivulet.codec.wire.ErrorCode;
 import org.reactivestreams.Publisher;
 
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One stream of a connection: an inbound half, an outbound half, or both (a channel), and the
@@ -26,10 +26,20 @@ final class ProtocolStream
         RESPONDER_FNF
     }
 
+    private static final AtomicIntegerFieldUpdater<ProtocolStream> SIGNALLED =
+        AtomicIntegerFieldUpdater.newUpdater(ProtocolStream.class, "signalled");
+    private static final AtomicIntegerFieldUpdater<ProtocolStream> ADOPTED =
+        AtomicIntegerFieldUpdater.newUpdater(ProtocolStream.class, "adopted");
+
     private final ProtocolConnection connection;
     private final Kind kind;
     private final StreamWriter writer;
-    private final AtomicBoolean signalled = new AtomicBoolean();
+    /** 1 while a signal is queued for the conductor (or, for a stream opened directly, until it is adopted). */
+    private volatile int signalled;
+    /** 1 once the conductor adopted a directly opened stream, or its opener took it back (closed connection). */
+    private volatile int adopted;
+    /** The next stream announced to the conductor before this one ({@link StreamTable#announce}). */
+    ProtocolStream nextAnnounced;
     final InboundFlow inbound;
     final OutboundFlow outbound;
 
@@ -67,6 +77,7 @@ final class ProtocolStream
             case REQUESTER_RESPONSE:
                 inbound = new InboundFlow(this, 0);
                 outbound = null;
+                signalled = 1; // opened on the caller's thread: signals wait for the conductor's adoption
                 break;
             case REQUESTER_STREAM:
                 inbound = new InboundFlow(this, settings.streamWindow());
@@ -116,10 +127,21 @@ final class ProtocolStream
     /** Any thread: something changed that the conductor must act on. */
     void signal()
     {
-        if (signalled.compareAndSet(false, true))
+        if (SIGNALLED.compareAndSet(this, 0, 1))
         {
             connection.signal(this);
         }
+    }
+
+    /**
+     * Any thread, once: claims a directly opened stream, either for the conductor to adopt or for its opener to end
+     * (the connection closed under it); whoever claims it is its single writer from then on.
+     *
+     * @return true for the one caller that claimed it.
+     */
+    boolean claimAdoption()
+    {
+        return ADOPTED.compareAndSet(this, 0, 1);
     }
 
     /**
@@ -128,7 +150,11 @@ final class ProtocolStream
      */
     void onInboundSubscribed()
     {
-        if (kind == Kind.REQUESTER_RESPONSE || kind == Kind.REQUESTER_STREAM)
+        if (kind == Kind.REQUESTER_RESPONSE)
+        {
+            connection.openDirect(this);
+        }
+        else if (kind == Kind.REQUESTER_STREAM)
         {
             connection.requestOpen(this);
         }
@@ -215,6 +241,25 @@ final class ProtocolStream
     }
 
     /**
+     * Caller's thread, before the conductor knows the stream: a request-response opens without a conductor command.
+     * Signals from the subscriber wait until the conductor adopts the stream (which then acts on them: the stream
+     * is created signalled), so nothing but this thread touches the stream's state until
+     * {@link StreamTable#announce} publishes it.
+     */
+    void prepareDirectOpening(final int streamId)
+    {
+        registered(streamId);
+        open = true;
+        requestSentNs = System.nanoTime();
+    }
+
+    /** Caller's thread, after {@link StreamTable#announce}: writes the request into the outbound ring. */
+    void sendDirectOpening(final Message request)
+    {
+        writer.sendMessage(FrameType.REQUEST_RESPONSE, 0, FrameFlags.NEXT, request);
+    }
+
+    /**
      * Conductor: sends the opening request frame. Called once the stream is registered.
      *
      * @param request the request message (null for a channel, whose first message was held).
@@ -294,7 +339,7 @@ final class ProtocolStream
     /** Conductor: act on whatever application threads recorded. */
     void onSignal()
     {
-        signalled.set(false);
+        signalled = 0;
         if (removed)
         {
             return;

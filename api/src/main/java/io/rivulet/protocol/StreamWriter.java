@@ -8,7 +8,8 @@ import io.rivulet.codec.wire.ErrorCode;
 import org.agrona.DirectBuffer;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * Writes one stream's frames into the connection's {@link Outbound} ring, fragmenting messages
@@ -26,10 +27,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class StreamWriter
 {
     private static final int DONE = -1;
+    @SuppressWarnings("rawtypes")
+    private static final AtomicReferenceFieldUpdater<StreamWriter, ConcurrentLinkedQueue> PARKED =
+        AtomicReferenceFieldUpdater.newUpdater(StreamWriter.class, ConcurrentLinkedQueue.class, "parked");
+    private static final AtomicIntegerFieldUpdater<StreamWriter> SCHEDULED =
+        AtomicIntegerFieldUpdater.newUpdater(StreamWriter.class, "scheduled");
 
     private final Outbound outbound;
-    private final ConcurrentLinkedQueue<ParkedFrame> parked = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** Frames waiting for ring space; made on the first park, as most streams never park (one per request). */
+    private volatile ConcurrentLinkedQueue<ParkedFrame> parked;
+    /** 1 while this writer is registered with the outbound for {@link #flushParked()}. */
+    private volatile int scheduled;
     private volatile int streamId;
 
     StreamWriter(final Outbound outbound)
@@ -62,7 +70,7 @@ final class StreamWriter
             return;
         }
         int position = 0;
-        if (parked.isEmpty())
+        if (nothingParked())
         {
             position = writeMessage(frameType, initialRequestN, flags, message, 0);
             if (position == DONE)
@@ -92,7 +100,7 @@ final class StreamWriter
         final ParkedFrame frame = new ParkedFrame(ParkedFrame.ERROR, FrameType.ERROR, 0, (byte)0, null, 0);
         frame.errorCode = code;
         frame.text = FrameWriter.utf8(text, Math.min(1024, outbound.maxFrameLength() - FrameWriter.errorLength(0)));
-        if (!parked.isEmpty() || !write(frame))
+        if (!nothingParked() || !write(frame))
         {
             park(frame);
         }
@@ -104,16 +112,34 @@ final class StreamWriter
         {
             return;
         }
-        if (!parked.isEmpty() || !writeControl(kind, n))
+        if (!nothingParked() || !writeControl(kind, n))
         {
             park(new ParkedFrame(kind, 0, n, (byte)0, null, 0));
         }
     }
 
+    private boolean nothingParked()
+    {
+        final ConcurrentLinkedQueue<ParkedFrame> queue = parked;
+        return queue == null || queue.isEmpty();
+    }
+
+    @SuppressWarnings("unchecked")
+    private ConcurrentLinkedQueue<ParkedFrame> parkedQueue()
+    {
+        final ConcurrentLinkedQueue<ParkedFrame> queue = parked;
+        if (queue != null)
+        {
+            return queue;
+        }
+        PARKED.compareAndSet(this, null, new ConcurrentLinkedQueue<ParkedFrame>());
+        return parked;
+    }
+
     private void park(final ParkedFrame frame)
     {
         outbound.addParkedBytes(frame.messageLength());
-        parked.add(frame);
+        parkedQueue().add(frame);
         schedule();
         if (outbound.isClosed())
         {
@@ -124,8 +150,9 @@ final class StreamWriter
     /** The connection is closed: parked frames will never be sent; their bytes go back to the budget. */
     private void dropParked()
     {
+        final ConcurrentLinkedQueue<ParkedFrame> queue = parkedQueue();
         ParkedFrame frame;
-        while ((frame = parked.poll()) != null)
+        while ((frame = queue.poll()) != null)
         {
             outbound.addParkedBytes(-frame.messageLength());
         }
@@ -133,7 +160,7 @@ final class StreamWriter
 
     private void schedule()
     {
-        if (scheduled.compareAndSet(false, true))
+        if (SCHEDULED.compareAndSet(this, 0, 1))
         {
             outbound.park(this);
         }
@@ -146,6 +173,7 @@ final class StreamWriter
      */
     int flushParked()
     {
+        final ConcurrentLinkedQueue<ParkedFrame> parked = parkedQueue();
         int work = 0;
         ParkedFrame frame;
         while ((frame = parked.peek()) != null)
@@ -165,7 +193,7 @@ final class StreamWriter
             outbound.addParkedBytes(-frame.messageLength());
             work++;
         }
-        scheduled.set(false);
+        scheduled = 0;
         // A producer may have parked after the loop saw the queue empty but before the flag cleared.
         if (!parked.isEmpty())
         {

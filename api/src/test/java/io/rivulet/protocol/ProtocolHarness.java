@@ -264,6 +264,24 @@ final class ProtocolHarness
         return work;
     }
 
+    /** @return conductor commands queued and not yet run. */
+    int commandsQueued()
+    {
+        return commands.size();
+    }
+
+    /** Only the sender's part of a cycle for one side: its ring to its link. */
+    int sendFrames(final Side side)
+    {
+        return send(side);
+    }
+
+    /** Only one side's connection duty cycle at the current time (no commands, no sender). */
+    int work(final Side side)
+    {
+        return doWork(side, nowNs);
+    }
+
     /** Moves the clock forward and runs one cycle. */
     int advance(final long deltaNs)
     {

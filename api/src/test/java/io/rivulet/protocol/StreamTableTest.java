@@ -31,7 +31,7 @@ class StreamTableTest
     {
         final StreamTable table = new StreamTable(true);
         final ProtocolStream request = stream(ProtocolStream.Kind.REQUESTER_RESPONSE);
-        final int id = table.allocate();
+        final int id = table.allocateOwn(16);
         request.registered(id);
         table.put(id, request);
         final ProtocolStream peer = stream(ProtocolStream.Kind.RESPONDER_STREAM);
@@ -56,10 +56,51 @@ class StreamTableTest
     {
         final StreamTable table = new StreamTable(true);
         final ProtocolStream open = stream(ProtocolStream.Kind.REQUESTER_STREAM);
-        open.registered(1);
-        table.put(1, open);
+        final int id = table.allocateOwn(16);
+        open.registered(id);
+        table.put(id, open);
 
         assertThat(table.allocate()).as("1 is in use").isEqualTo(3);
+    }
+
+    @Test
+    void shouldCountAnnouncedStreamsAgainstTheLimitAndFreeTheirIdsWhenRemoved()
+    {
+        final StreamTable table = new StreamTable(true);
+        final int first = table.allocateOwn(2);
+        final int second = table.allocateOwn(2);
+
+        assertThat(table.allocateOwn(2)).as("two of two open").isZero();
+        table.release(second);
+        assertThat(table.allocateOwn(2)).as("a released id makes room").isEqualTo(5);
+        final ProtocolStream stream = stream(ProtocolStream.Kind.REQUESTER_RESPONSE);
+        stream.registered(first);
+        table.put(first, stream);
+        table.remove(stream);
+        assertThat(table.ownStreams()).as("removing the stream gives its id back").isEqualTo(1);
+    }
+
+    @Test
+    void shouldAdoptAnnouncedStreamsWhenAFrameNamesAnOwnIdItDoesNotKnowYet()
+    {
+        final StreamTable[] holder = new StreamTable[1];
+        final StreamTable table = new StreamTable(true, () ->
+        {
+            for (ProtocolStream s = holder[0].takeAnnounced(); s != null; s = s.nextAnnounced)
+            {
+                holder[0].put(s.streamId(), s);
+            }
+        });
+        holder[0] = table;
+        final ProtocolStream stream = stream(ProtocolStream.Kind.REQUESTER_RESPONSE);
+        final int id = table.allocateOwn(16);
+        stream.registered(id);
+        table.announce(stream);
+
+        assertThat(table.contains(id)).as("announced, not yet adopted").isFalse();
+        assertThat(table.get(id)).as("a frame for it adopts it").isSameAs(stream);
+        assertThat(table.get(id + 2)).as("an unknown id stays unknown").isNull();
+        assertThat(table.takeAnnounced()).isNull();
     }
 
     private ProtocolStream stream(final ProtocolStream.Kind kind)

@@ -1,0 +1,242 @@
+package io.rivulet.protocol;
+
+import io.rivulet.Message;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NoOpIdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * How an application thread waits in {@code block()} for the reply of a request-response
+ * ({@code rivulet.replyIdleStrategy}), as Aeron's callers wait in {@code poll} with an {@link IdleStrategy} of their
+ * choice instead of always parking (issue 16). Between looks at the reply the thread runs the idle strategy; in
+ * {@code INVOKER} mode it first runs the engine's duty cycle, when no other thread is running it, so that a caller
+ * that drives its own node can block without a second thread.
+ *
+ * <p>Only a strategy that may park costs the engine anything: the engine then unparks the waiter when the reply
+ * arrives (a waiter that is still spinning or yielding is not parked, and the unpark only leaves it a permit). A
+ * strategy that never parks (busy spin, yield) costs the engine one volatile write.
+ *
+ * <p>Idle strategies keep state, so each thread has its own, made by the supplier on its first wait.
+ */
+public final class ReplyWait
+{
+    /** Runs one duty cycle of an INVOKER node for a waiting caller. */
+    public interface DutyCycle
+    {
+        /**
+         * @return the work done, or 0 when another thread is running the duty cycle.
+         * @throws IllegalStateException when called from inside the duty cycle, where waiting would never end.
+         */
+        int tryInvoke();
+    }
+
+    /** Parks at once until the engine unparks it (at most 1 ms a time): what Reactor's own {@code block()} does. */
+    public static final IdleStrategy PARK_STRATEGY = new ParkIdleStrategy();
+    /** Waits with {@link #PARK_STRATEGY}. */
+    public static final ReplyWait PARK = new ReplyWait(() -> PARK_STRATEGY, null);
+
+    private final ThreadLocal<IdleStrategy> idleStrategies;
+    private final boolean mayPark;
+    private final DutyCycle dutyCycle;
+
+    /**
+     * @param idleStrategies makes each waiting thread's idle strategy.
+     * @param dutyCycle      the INVOKER node's duty cycle, null in the other modes.
+     */
+    public ReplyWait(final Supplier<IdleStrategy> idleStrategies, final DutyCycle dutyCycle)
+    {
+        final IdleStrategy sample = idleStrategies.get();
+        this.mayPark = !(sample instanceof BusySpinIdleStrategy || sample instanceof NoOpIdleStrategy ||
+            sample instanceof YieldingIdleStrategy);
+        this.idleStrategies = ThreadLocal.withInitial(idleStrategies);
+        this.dutyCycle = dutyCycle;
+    }
+
+    /** @return a copy that runs an INVOKER node's duty cycle while it waits. */
+    public ReplyWait withDutyCycle(final DutyCycle dutyCycle)
+    {
+        return new ReplyWait(idleStrategies::get, dutyCycle);
+    }
+
+    /** @return true when waiters may park, so that the engine unparks them. */
+    public boolean mayPark()
+    {
+        return mayPark;
+    }
+
+    /**
+     * Subscribes to the reply and waits for it on this thread.
+     *
+     * @param reply     the request-response.
+     * @param timeout   how long at most; null for no limit.
+     * @return the reply, or null when it completed empty.
+     */
+    Message await(final RequestResponseMono reply, final Duration timeout)
+    {
+        if (Schedulers.isInNonBlockingThread())
+        {
+            throw new IllegalStateException("block()/blockFirst()/blockLast() are blocking, which is not supported " +
+                "in thread " + Thread.currentThread().getName());
+        }
+        final Waiter waiter = new Waiter(mayPark ? Thread.currentThread() : null);
+        reply.subscribe(waiter);
+        if (!waiter.done)
+        {
+            wait(waiter, timeout);
+        }
+        final Throwable error = waiter.error;
+        if (error != null)
+        {
+            final RuntimeException thrown = Exceptions.propagate(error);
+            thrown.addSuppressed(new Exception("#block terminated with an error"));
+            throw thrown;
+        }
+        return waiter.value;
+    }
+
+    private void wait(final Waiter waiter, final Duration timeout)
+    {
+        final long deadlineNs = timeout == null ? 0 : System.nanoTime() + timeout.toNanos();
+        final IdleStrategy idle = idleStrategies.get();
+        idle.reset();
+        int looks = 0;
+        while (!waiter.done)
+        {
+            final int work = dutyCycle == null ? 0 : dutyCycle.tryInvoke();
+            if (waiter.done)
+            {
+                return;
+            }
+            idle.idle(work);
+            if (Thread.interrupted())
+            {
+                waiter.cancel();
+                throw Exceptions.propagate(new InterruptedException());
+            }
+            if (timeout != null && ((++looks & 0x3F) == 0 || mayPark) && System.nanoTime() - deadlineNs >= 0 &&
+                !waiter.done)
+            {
+                waiter.cancel();
+                throw new IllegalStateException("Timeout on blocking read for " + timeout.toNanos() + " NANOSECONDS");
+            }
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ReplyWait{" + idleStrategies.get() + (dutyCycle == null ? "" : ", runs the duty cycle") + "}";
+    }
+
+    /** The one subscriber of a blocking wait: the engine's thread completes it, the waiting thread reads it. */
+    private static final class Waiter implements CoreSubscriber<Message>
+    {
+        /** The thread to unpark on completion, null when the wait never parks. */
+        private final Thread thread;
+        private volatile Subscription subscription;
+        private Message value;
+        private Throwable error;
+        private volatile boolean done;
+
+        Waiter(final Thread thread)
+        {
+            this.thread = thread;
+        }
+
+        @Override
+        public void onSubscribe(final Subscription s)
+        {
+            if (Operators.validate(subscription, s))
+            {
+                subscription = s;
+                s.request(Long.MAX_VALUE);
+            }
+        }
+
+        @Override
+        public void onNext(final Message message)
+        {
+            value = message;
+        }
+
+        @Override
+        public void onError(final Throwable throwable)
+        {
+            error = throwable;
+            finish();
+        }
+
+        @Override
+        public void onComplete()
+        {
+            finish();
+        }
+
+        private void finish()
+        {
+            done = true;
+            if (thread != null)
+            {
+                LockSupport.unpark(thread);
+            }
+        }
+
+        void cancel()
+        {
+            final Subscription s = subscription;
+            if (s != null)
+            {
+                s.cancel();
+            }
+        }
+    }
+
+    /** Parks until unparked (or for at most a millisecond, against a lost unpark); stateless, so shared. */
+    private static final class ParkIdleStrategy implements IdleStrategy
+    {
+        private static final long MAX_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
+        @Override
+        public void idle(final int workCount)
+        {
+            if (workCount <= 0)
+            {
+                LockSupport.parkNanos(MAX_PARK_NS);
+            }
+        }
+
+        @Override
+        public void idle()
+        {
+            LockSupport.parkNanos(MAX_PARK_NS);
+        }
+
+        @Override
+        public void reset()
+        {
+        }
+
+        @Override
+        public String alias()
+        {
+            return "park";
+        }
+
+        @Override
+        public String toString()
+        {
+            return "ParkIdleStrategy{alias=park}";
+        }
+    }
+}

@@ -5,11 +5,14 @@ import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.counters.NodeCounters;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -183,6 +186,91 @@ class OutboundClaimTest
         claim.abort();
         assertThat(outbound.free()).isTrue();
         assertThat(pool.idle()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldKeepEachProducersMessagesWholeAndInOrderWhenClaimsAndOffersRace() throws InterruptedException
+    {
+        final int producers = 2;
+        final int perProducer = 20_000;
+        final Thread[] threads = new Thread[producers];
+        final Throwable[] failures = new Throwable[producers];
+        for (int p = 0; p < producers; p++)
+        {
+            final int producer = p;
+            threads[p] = new Thread(() ->
+            {
+                final MessageClaim own = new MessageClaim();
+                final UnsafeBuffer source = new UnsafeBuffer(new byte[16]);
+                final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, 100_000);
+                try
+                {
+                    for (int i = 0; i < perProducer; i++)
+                    {
+                        final long value = ((long)producer << 32) | i;
+                        boolean sent = false;
+                        while (!sent)
+                        {
+                            if ((i & 1) == 0 && outbound.tryClaimFireAndForget(16, own))
+                            {
+                                own.buffer().putLong(own.offset(), value);
+                                own.buffer().putLong(own.offset() + 8, ~value);
+                                sent = own.commit();
+                                assertThat(sent).as("committed in time: not taken back").isTrue();
+                            }
+                            else if ((i & 1) == 1)
+                            {
+                                source.putLong(0, value);
+                                source.putLong(8, ~value);
+                                sent = outbound.offerFireAndForget(source, 0, 16);
+                            }
+                            idle.idle(sent ? 1 : 0);
+                        }
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failures[producer] = ex;
+                }
+            });
+            threads[p].start();
+        }
+
+        final int[] next = new int[producers];
+        final int[] wrong = new int[1];
+        final FrameReader reader = new FrameReader();
+        final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, 100_000);
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        int read = 0;
+        while (read < producers * perProducer && System.nanoTime() - deadlineNs < 0)
+        {
+            final int frames = outbound.ring().read((type, buffer, offset, length) ->
+            {
+                if (!reader.wrap(buffer, offset, length) || reader.dataLength() != 16)
+                {
+                    wrong[0]++;
+                    return;
+                }
+                final long value = buffer.getLong(reader.dataOffset());
+                final int producer = (int)(value >>> 32);
+                if (producer >= producers || buffer.getLong(reader.dataOffset() + 8) != ~value ||
+                    (int)value != next[producer]++)
+                {
+                    wrong[0]++;
+                }
+            });
+            read += frames;
+            idle.idle(frames);
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join(TimeUnit.SECONDS.toMillis(10));
+        }
+
+        assertThat(failures).containsOnlyNulls();
+        assertThat(read).isEqualTo(producers * perProducer);
+        assertThat(wrong[0]).as("frames torn, lost, repeated or out of a producer's order").isZero();
+        assertThat(next).containsOnly(perProducer);
     }
 
     private List<byte[]> drain()

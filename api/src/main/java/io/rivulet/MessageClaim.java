@@ -34,7 +34,7 @@ public final class MessageClaim
 
     private final UnsafeBuffer buffer = new UnsafeBuffer(EMPTY);
     private Owner owner;
-    private int index;
+    private long handle;
 
     /** @return the payload's room: write {@link #length()} bytes from {@link #offset()}. */
     public MutableDirectBuffer buffer()
@@ -70,7 +70,7 @@ public final class MessageClaim
     public boolean commit()
     {
         final Owner claimedBy = release();
-        return claimedBy.commitClaim(index);
+        return claimedBy.commitClaim(handle);
     }
 
     /**
@@ -81,14 +81,14 @@ public final class MessageClaim
     public void abort()
     {
         final Owner claimedBy = release();
-        claimedBy.abortClaim(index);
+        claimedBy.abortClaim(handle);
     }
 
     /**
      * Points the claim at space claimed in a ring; the engine's use, not the application's.
      *
      * @param owner         what settles the claim.
-     * @param index         the claim's identity for the owner.
+     * @param handle        the claim's identity for the owner.
      * @param ring          holding the space.
      * @param payloadOffset of the payload in the ring.
      * @param length        of the payload.
@@ -96,7 +96,7 @@ public final class MessageClaim
      * @throws IllegalStateException when the claim still holds a message.
      */
     public MessageClaim wrap(
-        final Owner owner, final int index, final MutableDirectBuffer ring, final int payloadOffset, final int length)
+        final Owner owner, final long handle, final MutableDirectBuffer ring, final int payloadOffset, final int length)
     {
         if (this.owner != null)
         {
@@ -110,7 +110,7 @@ public final class MessageClaim
         {
             buffer.wrap(ring, payloadOffset, length);
         }
-        this.index = index;
+        this.handle = handle;
         this.owner = owner;
         return this;
     }
@@ -137,12 +137,12 @@ public final class MessageClaim
     public interface Owner
     {
         /**
-         * @param index the claim's identity, as given to {@link MessageClaim#wrap}.
+         * @param handle the claim's identity, as given to {@link MessageClaim#wrap}.
          * @return true when the message will be sent.
          */
-        boolean commitClaim(int index);
+        boolean commitClaim(long handle);
 
-        /** @param index the claim's identity, as given to {@link MessageClaim#wrap}. */
-        void abortClaim(int index);
+        /** @param handle the claim's identity, as given to {@link MessageClaim#wrap}. */
+        void abortClaim(long handle);
     }
 }

@@ -256,7 +256,10 @@ public final class Outbound
             return false;
         }
         heldClaims.getAndIncrement(); // before leaving the ring: free() sees the claim once it sees no writer
-        claim.wrap(claimOwner, index, ring.buffer(), index + FrameWriter.FIRE_AND_FORGET_DATA_OFFSET, length);
+        final int recordLength = RecordDescriptor.HEADER_LENGTH +
+            FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, 0, length);
+        claim.wrap(claimOwner, ((long)recordLength << 32) | index, ring.buffer(),
+            index + FrameWriter.FIRE_AND_FORGET_DATA_OFFSET, length);
         activeWriters.getAndDecrement(); // a held claim does not keep the ring from being freed (see free)
         return true;
     }
@@ -399,9 +402,14 @@ public final class Outbound
 
     /**
      * Settles a held claim: one compare-and-set of the record's header from uncommitted to committed or to padding,
-     * so that a commit racing the conductor's take-back either sends or reports that it did not.
+     * so that a commit racing the conductor's take-back either sends or reports that it did not. The expected header
+     * is the claim's own (its length and type), so a late commit after a take-back fails even when the space holds a
+     * newer record — unless that one is a claim of the same length at the same index, held now: a caller that writes
+     * through a claim taken back has broken the claim's contract already (see {@link MessageClaim}).
+     *
+     * @param handle the claim's record length (high int) and its message index (low int).
      */
-    private boolean settleClaim(final int index, final int settledType)
+    private boolean settleClaim(final long handle, final int settledType)
     {
         activeWriters.getAndIncrement(); // announced, as a writer: the ring is not freed under the compare-and-set
         try
@@ -411,10 +419,10 @@ public final class Outbound
                 return false;
             }
             final AtomicBuffer buffer = ring.buffer();
-            final int recordIndex = index - RecordDescriptor.HEADER_LENGTH;
-            final int length = buffer.getIntVolatile(RecordDescriptor.lengthOffset(recordIndex));
-            if (length >= 0 || !buffer.compareAndSetLong(recordIndex, header(length, CLAIM_RECORD),
-                header(-length, settledType)))
+            final int recordIndex = (int)handle - RecordDescriptor.HEADER_LENGTH;
+            final int recordLength = (int)(handle >>> 32);
+            if (!buffer.compareAndSetLong(recordIndex, header(-recordLength, CLAIM_RECORD),
+                header(recordLength, settledType)))
             {
                 return false; // taken back by the conductor
             }
@@ -439,15 +447,15 @@ public final class Outbound
     private final class ClaimOwner implements MessageClaim.Owner
     {
         @Override
-        public boolean commitClaim(final int index)
+        public boolean commitClaim(final long handle)
         {
-            return settleClaim(index, CLAIM_RECORD);
+            return settleClaim(handle, CLAIM_RECORD);
         }
 
         @Override
-        public void abortClaim(final int index)
+        public void abortClaim(final long handle)
         {
-            settleClaim(index, RingBuffer.PADDING_MSG_TYPE_ID);
+            settleClaim(handle, RingBuffer.PADDING_MSG_TYPE_ID);
         }
     }
 

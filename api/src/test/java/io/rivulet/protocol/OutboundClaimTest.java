@@ -4,10 +4,12 @@ import io.rivulet.MessageClaim;
 import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
+import io.rivulet.codec.FrameWriter;
 import io.rivulet.counters.NodeCounters;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -145,6 +147,44 @@ class OutboundClaimTest
     }
 
     @Test
+    void shouldNotLetALateCommitSettleANewerClaimInTheSameSpace()
+    {
+        final int ringLength = 1024;
+        final Outbound small = new Outbound(ringLength, ringLength, 128, counters.backPressureEvents,
+            MemoryBudget.unlimited(), pool);
+        assertThat(small.tryClaimFireAndForget(8, claim)).isTrue();
+        final long firstAddress = ((UnsafeBuffer)claim.buffer()).addressOffset();
+        small.flushParked();
+        nowNs[0] += Outbound.CLAIM_TIMEOUT_NS;
+        assertThat(small.flushParked()).as("taken back").isEqualTo(1);
+        drainOf(small); // the sender passes the padding
+
+        // Messages of the first claim's size until the next record cannot fit before the end: it wraps to index 0.
+        final int record = RecordDescriptor.HEADER_LENGTH + FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, 0, 8);
+        final int aligned = (record + RecordDescriptor.ALIGNMENT - 1) & -RecordDescriptor.ALIGNMENT;
+        final UnsafeBuffer filler = new UnsafeBuffer(new byte[8]);
+        long position;
+        while ((position = small.ring().producerPosition() % ringLength) != 0 && ringLength - position >= aligned)
+        {
+            assertThat(small.offerFireAndForget(filler, 0, 8)).isTrue();
+            assertThat(drainOf(small)).hasSize(1);
+        }
+        final MessageClaim newer = new MessageClaim();
+        assertThat(small.tryClaimFireAndForget(16, newer)).isTrue();
+        assertThat(((UnsafeBuffer)newer.buffer()).addressOffset()).as("the newer claim starts where the first did")
+            .isEqualTo(firstAddress);
+
+        assertThat(claim.commit()).as("the late commit finds another record: refused").isFalse();
+        assertThat(drainOf(small)).as("the newer claim is not sent by the late commit").isEmpty();
+        newer.buffer().putLong(newer.offset(), 5L);
+        newer.buffer().putLong(newer.offset() + 8, 6L);
+        assertThat(newer.commit()).isTrue();
+        final List<byte[]> frames = drainOf(small);
+        assertThat(frames).hasSize(1);
+        assertThat(frames.get(0)).hasSize(FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, 0, 16));
+    }
+
+    @Test
     void shouldNotTakeBackAClaimThatIsNotAtTheHeadOrNotHeldForTheTimeout()
     {
         assertThat(outbound.tryClaimFireAndForget(8, claim)).isTrue();
@@ -274,6 +314,11 @@ class OutboundClaimTest
     }
 
     private List<byte[]> drain()
+    {
+        return drainOf(outbound);
+    }
+
+    private static List<byte[]> drainOf(final Outbound outbound)
     {
         final List<byte[]> frames = new ArrayList<>();
         outbound.ring().read((type, buffer, offset, length) ->

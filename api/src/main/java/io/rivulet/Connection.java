@@ -101,7 +101,26 @@ public interface Connection extends AutoCloseable
      */
     long offer(DirectBuffer buffer, int offset, int length);
 
-    /** @return the longest message {@link #offer} accepts (one frame). */
+    /**
+     * The zero-copy fire-and-forget path without a source buffer, like Aeron's {@code Publication#tryClaim}: claims
+     * room for one message of {@code length} bytes in the outbound ring, with its frame header already encoded. The
+     * caller writes the payload into {@link MessageClaim#buffer()} at {@link MessageClaim#offset()} and then calls
+     * {@link MessageClaim#commit()}, or {@link MessageClaim#abort()} to send nothing. No allocation.
+     *
+     * <p>Until it is committed or aborted, the claim holds back everything the connection sends after it: commit at
+     * once. A claim that blocks the ring for a second is taken back by the engine (its {@code commit} then returns
+     * false), so that a caller that never commits does not stop the connection for ever.
+     *
+     * @param length of the message, at most {@link #maxOfferLength()}.
+     * @param claim  to point at the claimed room; not holding a message.
+     * @return a positive value when claimed, {@link #BACK_PRESSURED} or {@link #CLOSED} otherwise (the claim is then
+     *         left unset).
+     * @throws IllegalArgumentException when length is negative or exceeds {@link #maxOfferLength()}.
+     * @throws IllegalStateException    when the claim still holds a message.
+     */
+    long tryClaim(int length, MessageClaim claim);
+
+    /** @return the longest message {@link #offer} and {@link #tryClaim} accept (one frame). */
     int maxOfferLength();
 
     /**

@@ -2,6 +2,7 @@ package io.rivulet.interceptor;
 
 import io.rivulet.Connection;
 import io.rivulet.Message;
+import io.rivulet.MessageClaim;
 import io.rivulet.region.RegionDescriptor;
 import io.rivulet.region.RemoteRegion;
 import io.rivulet.topic.TopicMessage;
@@ -80,6 +81,12 @@ public abstract class ForwardingConnection implements Connection
     public long offer(final DirectBuffer buffer, final int offset, final int length)
     {
         return delegate.offer(buffer, offset, length);
+    }
+
+    @Override
+    public long tryClaim(final int length, final MessageClaim claim)
+    {
+        return delegate.tryClaim(length, claim);
     }
 
     @Override

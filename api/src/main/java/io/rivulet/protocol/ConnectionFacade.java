@@ -4,6 +4,7 @@ import io.rivulet.Connection;
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.LimitExceededException;
 import io.rivulet.Message;
+import io.rivulet.MessageClaim;
 import io.rivulet.MessageTooLargeException;
 import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameType;
@@ -218,6 +219,21 @@ final class ConnectionFacade implements Connection
             return CLOSED;
         }
         return outbound.offerFireAndForget(buffer, offset, length) ? length + 1L : BACK_PRESSURED;
+    }
+
+    @Override
+    public long tryClaim(final int length, final MessageClaim claim)
+    {
+        if (length < 0 || length > maxOfferLength)
+        {
+            throw new IllegalArgumentException("claim of " + length + " bytes is outside the offer maximum of " +
+                maxOfferLength + "; send it with fireAndForget(Message), which fragments");
+        }
+        if (!close.isOpen())
+        {
+            return CLOSED;
+        }
+        return outbound.tryClaimFireAndForget(length, claim) ? length + 1L : BACK_PRESSURED;
     }
 
     @Override

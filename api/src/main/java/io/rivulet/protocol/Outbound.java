@@ -1,5 +1,6 @@
 package io.rivulet.protocol;
 
+import io.rivulet.MessageClaim;
 import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
@@ -8,11 +9,15 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -28,6 +33,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * itself around each claim and commit, so the ring is given back only when no writer is inside it, and a writer
  * that comes later finds it gone.
  *
+ * <p>Claims ({@code tryClaimFireAndForget}): an application's {@link MessageClaim} holds its ring record between
+ * {@code tryClaim} and its commit or abort, in records of their own type ({@code CLAIM_RECORD}). Committing,
+ * aborting and taking back are each one compare-and-set of the record's 8-byte header (length and type), so exactly
+ * one of them settles a claim. The conductor takes back a claim that has blocked the head of the ring for
+ * {@link #CLAIM_TIMEOUT_NS} (turns it into padding the sender skips), as Agrona's {@code unblock} and Aeron's
+ * publication unblock do for a producer that claimed and never committed. A held claim does not keep the ring from
+ * being freed: a ring freed under one is not reused but left to GC, so a late write through the claim cannot reach
+ * another connection's frames.
+ *
  * <p>Thread-safe for writers; {@link #flushParked()}, {@link #expand()} and {@link #free()} belong to the
  * conductor, reading to the sender.
  */
@@ -38,6 +52,11 @@ public final class Outbound
      * server sends before it accepts SETUP (an ERROR's text is at most 1 KiB).
      */
     public static final int PRE_SETUP_RING_LENGTH = 16 * 1024;
+    /** How long an application's claim may block the head of the ring before the conductor takes it back. */
+    public static final long CLAIM_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(1);
+    /** Type id of ring records held by an application's {@link MessageClaim}: the only ones taken back. */
+    static final int CLAIM_RECORD = 2;
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private volatile ManyToOneRingBuffer ring;
     private final int ringLength;
@@ -54,6 +73,14 @@ public final class Outbound
     private volatile boolean freed;
     /** Conductor: rings replaced by {@link #expand()}, freed with the current one. */
     private final ArrayList<ManyToOneRingBuffer> retired = new ArrayList<>(1);
+    /** Claims between {@code tryClaim} and their commit, abort or take-back. */
+    private final AtomicInteger heldClaims = new AtomicInteger();
+    private final MessageClaim.Owner claimOwner = new ClaimOwner();
+    /** Conductor: the ring position where a held claim blocks the sender, -1 when none, and since when. */
+    private long blockedPosition = -1;
+    private long blockedSinceNs;
+    /** Conductor: claims taken back (tests and diagnostics). */
+    private long claimsTakenBack;
 
     /**
      * An outbound side with its full ring at once (a client, tests) and no memory budget.
@@ -178,7 +205,12 @@ public final class Outbound
         if (memory != null)
         {
             current.buffer().wrap(EMPTY, 0, 0); // nothing reaches the memory through this ring any more
-            pool.give(memory);
+            if (heldClaims.get() == 0)
+            {
+                pool.give(memory);
+            }
+            // else an application's claim still points into it: its late writes must not reach a reused ring, so
+            // the memory goes when the claim lets go of it (GC), not to the pool
         }
         for (int i = 0; i < retired.size(); i++)
         {
@@ -195,16 +227,52 @@ public final class Outbound
      */
     boolean offerFireAndForget(final DirectBuffer buffer, final int offset, final int length)
     {
-        final int frameLength = FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, 0, length);
-        final int index = claim(frameLength);
+        final int index = claimFireAndForget(length, Frames.FRAME_RECORD);
         if (index <= 0)
         {
             return false;
         }
-        Frames.writer().writePayloadFrame(ring.buffer(), index, FrameType.REQUEST_FNF, 0, 0, FrameFlags.NEXT,
-            null, 0, 0, buffer, offset, length);
+        ring.buffer().putBytes(index + FrameWriter.FIRE_AND_FORGET_DATA_OFFSET, buffer, offset, length);
         commit(index);
         return true;
+    }
+
+    /**
+     * The claim path: one REQUEST_FNF frame on stream 0 with its header encoded, its data left to the caller, who
+     * settles it through the claim ({@link MessageClaim#commit()} or {@link MessageClaim#abort()}).
+     *
+     * @return true when claimed, false when the ring is full (or gone).
+     * @throws IllegalStateException when the claim still holds a message.
+     */
+    boolean tryClaimFireAndForget(final int length, final MessageClaim claim)
+    {
+        if (claim.isClaimed())
+        {
+            throw new IllegalStateException("claim still holds a message: commit or abort it first");
+        }
+        final int index = claimFireAndForget(length, CLAIM_RECORD);
+        if (index <= 0)
+        {
+            return false;
+        }
+        heldClaims.getAndIncrement(); // before leaving the ring: free() sees the claim once it sees no writer
+        final int recordLength = RecordDescriptor.HEADER_LENGTH +
+            FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, 0, length);
+        claim.wrap(claimOwner, ((long)recordLength << 32) | index, ring.buffer(),
+            index + FrameWriter.FIRE_AND_FORGET_DATA_OFFSET, length);
+        activeWriters.getAndDecrement(); // a held claim does not keep the ring from being freed (see free)
+        return true;
+    }
+
+    /** Claims and encodes all of a fire-and-forget frame but its data; the offer's and the claim's one path. */
+    private int claimFireAndForget(final int length, final int recordType)
+    {
+        final int index = claim(FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, 0, length), recordType);
+        if (index > 0)
+        {
+            Frames.writer().writeFireAndForgetHeader(ring.buffer(), index, 0, FrameFlags.NEXT, length);
+        }
+        return index;
     }
 
     /**
@@ -214,6 +282,11 @@ public final class Outbound
      */
     int claim(final int frameLength)
     {
+        return claim(frameLength, Frames.FRAME_RECORD);
+    }
+
+    private int claim(final int frameLength, final int recordType)
+    {
         activeWriters.getAndIncrement();
         final ManyToOneRingBuffer current = ring;
         if (freed || frameLength > current.maxMsgLength())
@@ -221,7 +294,7 @@ public final class Outbound
             activeWriters.getAndDecrement();
             return 0;
         }
-        final int index = current.tryClaim(Frames.FRAME_RECORD, frameLength);
+        final int index = current.tryClaim(recordType, frameLength);
         if (index <= 0)
         {
             activeWriters.getAndDecrement();
@@ -260,13 +333,14 @@ public final class Outbound
     }
 
     /**
-     * Conductor: retries parked frames in order; once closed, drops them and gives their bytes back.
+     * Conductor, each cycle: retries parked frames in order (once closed, drops them and gives their bytes back),
+     * and takes back an application's claim that has blocked the ring for {@link #CLAIM_TIMEOUT_NS}.
      *
      * @return frames' worth of work done.
      */
     public int flushParked()
     {
-        int work = 0;
+        int work = takeBackBlockingClaim();
         StreamWriter writer;
         final int count = parkedWriters.size();
         for (int i = 0; i < count && (writer = parkedWriters.poll()) != null; i++)
@@ -274,6 +348,115 @@ public final class Outbound
             work += writer.flushParked();
         }
         return work;
+    }
+
+    /**
+     * Conductor: when the record at the head of the ring is a claim that is neither committed nor aborted and has
+     * stayed there for {@link #CLAIM_TIMEOUT_NS}, turns it into padding so that the sender moves past it. Costs one
+     * volatile read a cycle while no claim is held.
+     */
+    private int takeBackBlockingClaim()
+    {
+        if (heldClaims.get() == 0 || freed)
+        {
+            blockedPosition = -1;
+            return 0;
+        }
+        final ManyToOneRingBuffer current = ring;
+        final AtomicBuffer buffer = current.buffer();
+        final long head = current.consumerPosition();
+        final int recordIndex = (int)(head & (current.capacity() - 1));
+        final int length = buffer.getIntVolatile(RecordDescriptor.lengthOffset(recordIndex));
+        if (length >= 0 || buffer.getInt(RecordDescriptor.typeOffset(recordIndex)) != CLAIM_RECORD)
+        {
+            blockedPosition = -1; // committed, empty, or another writer's record on its way
+            return 0;
+        }
+        final long nowNs = pool.nanoTime();
+        if (head != blockedPosition)
+        {
+            blockedPosition = head;
+            blockedSinceNs = nowNs;
+            return 0;
+        }
+        if (nowNs - blockedSinceNs < CLAIM_TIMEOUT_NS)
+        {
+            return 0;
+        }
+        blockedPosition = -1;
+        if (buffer.compareAndSetLong(recordIndex, header(length, CLAIM_RECORD),
+            header(-length, RingBuffer.PADDING_MSG_TYPE_ID)))
+        {
+            heldClaims.getAndDecrement();
+            claimsTakenBack++;
+            return 1;
+        }
+        return 0; // committed or aborted just now
+    }
+
+    /** @return claims the conductor took back since the connection started (tests and diagnostics). */
+    long claimsTakenBack()
+    {
+        return claimsTakenBack;
+    }
+
+    /**
+     * Settles a held claim: one compare-and-set of the record's header from uncommitted to committed or to padding,
+     * so that a commit racing the conductor's take-back either sends or reports that it did not. The expected header
+     * is the claim's own (its length and type), so a late commit after a take-back fails even when the space holds a
+     * newer record — unless that one is a claim of the same length at the same index, held now: a caller that writes
+     * through a claim taken back has broken the claim's contract already (see {@link MessageClaim}).
+     *
+     * @param handle the claim's record length (high int) and its message index (low int).
+     */
+    private boolean settleClaim(final long handle, final int settledType)
+    {
+        activeWriters.getAndIncrement(); // announced, as a writer: the ring is not freed under the compare-and-set
+        try
+        {
+            if (freed)
+            {
+                return false;
+            }
+            final AtomicBuffer buffer = ring.buffer();
+            final int recordIndex = (int)handle - RecordDescriptor.HEADER_LENGTH;
+            final int recordLength = (int)(handle >>> 32);
+            if (!buffer.compareAndSetLong(recordIndex, header(-recordLength, CLAIM_RECORD),
+                header(recordLength, settledType)))
+            {
+                return false; // taken back by the conductor
+            }
+            heldClaims.getAndDecrement();
+            return true;
+        }
+        finally
+        {
+            activeWriters.getAndDecrement();
+        }
+    }
+
+    /** A record header as one native-order long: the length at the record's first int, the type at its second. */
+    private static long header(final int length, final int type)
+    {
+        return LITTLE_ENDIAN ?
+            ((long)type << 32) | (length & 0xFFFF_FFFFL) :
+            ((long)length << 32) | (type & 0xFFFF_FFFFL);
+    }
+
+    /** Settles the claims of this ring; held apart so that commit and abort are not part of Outbound's API. */
+    private final class ClaimOwner implements MessageClaim.Owner
+    {
+        @Override
+        public boolean commitClaim(final long handle)
+        {
+            return settleClaim(handle, CLAIM_RECORD);
+        }
+
+        @Override
+        public void abortClaim(final long handle)
+        {
+            settleClaim(handle, RingBuffer.PADDING_MSG_TYPE_ID);
+        }
     }
 
     private static final byte[] EMPTY = new byte[0];

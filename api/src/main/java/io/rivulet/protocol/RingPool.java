@@ -98,6 +98,12 @@ public final class RingPool
         }
     }
 
+    /** @return the conductor's clock now: the outbound side times claims that block its ring with it. */
+    long nanoTime()
+    {
+        return clock.nanoTime();
+    }
+
     /** @return spare rings kept now (tests). */
     int idle()
     {

@@ -142,6 +142,12 @@ class InterceptorsTest
         }
 
         @Override
+        public long tryClaim(final int length, final io.rivulet.MessageClaim claim)
+        {
+            return CLOSED;
+        }
+
+        @Override
         public int maxOfferLength()
         {
             return 0;

@@ -2,6 +2,7 @@ package io.rivulet.protocol;
 
 import io.rivulet.Connection;
 import io.rivulet.Message;
+import io.rivulet.MessageClaim;
 import io.rivulet.region.RegionDescriptor;
 import io.rivulet.region.RemoteRegion;
 import io.rivulet.security.Authenticator;
@@ -150,6 +151,12 @@ public final class EngineSideConnection implements Connection
     public long offer(final DirectBuffer buffer, final int offset, final int length)
     {
         return api.offer(buffer, offset, length);
+    }
+
+    @Override
+    public long tryClaim(final int length, final MessageClaim claim)
+    {
+        return api.tryClaim(length, claim);
     }
 
     @Override

@@ -84,6 +84,13 @@ public final class FrameWriter
      */
     public static final int TOPIC_DATA_HEADER_LENGTH =
         HEADER_LENGTH + TopicDataEncoder.BLOCK_LENGTH + TopicDataEncoder.dataHeaderLength();
+    /**
+     * Bytes of a REQUEST_FNF frame without metadata before its data: header, block and both length fields. The
+     * zero-copy path encodes the data at {@code frameOffset + FIRE_AND_FORGET_DATA_OFFSET} of a claimed ring slot.
+     */
+    public static final int FIRE_AND_FORGET_DATA_OFFSET =
+        HEADER_LENGTH + RequestFnfEncoder.BLOCK_LENGTH + RequestFnfEncoder.metadataHeaderLength() +
+        RequestFnfEncoder.dataHeaderLength();
     /** Bytes of a TOPIC_SNAPSHOT frame besides its data. */
     public static final int TOPIC_SNAPSHOT_OVERHEAD =
         HEADER_LENGTH + TopicSnapshotEncoder.BLOCK_LENGTH + TopicSnapshotEncoder.dataHeaderLength();
@@ -267,6 +274,25 @@ public final class FrameWriter
             default:
                 throw new IllegalArgumentException("not a payload-carrying frame type: " + FrameType.name(frameType));
         }
+    }
+
+    /**
+     * Encodes everything of a REQUEST_FNF frame without metadata but its data bytes, which the caller has written
+     * (or will write) at {@code offset + FIRE_AND_FORGET_DATA_OFFSET}: the in-place path of the zero-copy offer and
+     * claim. The frame is the same as {@link #writePayloadFrame} encodes with no metadata.
+     *
+     * @return the frame's encoded length.
+     */
+    public int writeFireAndForgetHeader(
+        final MutableDirectBuffer buffer, final int offset, final int streamId, final byte flags, final int dataLength)
+    {
+        requestFnf.wrapAndApplyHeader(buffer, offset, header).streamId(streamId);
+        buffer.putByte(offset + HEADER_LENGTH + RequestFnfEncoder.flagsEncodingOffset(), flags);
+        final int metadataLengthOffset = offset + HEADER_LENGTH + RequestFnfEncoder.BLOCK_LENGTH;
+        buffer.putInt(metadataLengthOffset, 0, ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(metadataLengthOffset + RequestFnfEncoder.metadataHeaderLength(), dataLength,
+            ByteOrder.LITTLE_ENDIAN);
+        return FIRE_AND_FORGET_DATA_OFFSET + dataLength;
     }
 
     public int writeRequestN(final MutableDirectBuffer buffer, final int offset, final int streamId, final int n)

@@ -119,6 +119,30 @@ class FrameWriterReaderTest
     }
 
     @ParameterizedTest
+    @ValueSource(ints = { 0, 1, 100 })
+    void shouldEncodeTheSameFireAndForgetFrameInPlaceAsWhole(final int dataLength)
+    {
+        final byte[] data = pattern(dataLength, 7);
+        final int wholeLength = writer.writePayloadFrame(buffer, OFFSET, FrameType.REQUEST_FNF, 0, 0, FrameFlags.NEXT,
+            null, 0, 0, new UnsafeBuffer(data), 0, data.length);
+        final byte[] whole = new byte[wholeLength];
+        buffer.getBytes(OFFSET, whole);
+        buffer.setMemory(0, buffer.capacity(), GARBAGE);
+
+        buffer.putBytes(OFFSET + FrameWriter.FIRE_AND_FORGET_DATA_OFFSET, data);
+        final int length = writer.writeFireAndForgetHeader(buffer, OFFSET, 0, FrameFlags.NEXT, data.length);
+
+        assertThat(length).isEqualTo(wholeLength)
+            .isEqualTo(FrameWriter.payloadFrameLength(FrameType.REQUEST_FNF, 0, dataLength));
+        final byte[] inPlace = new byte[length];
+        buffer.getBytes(OFFSET, inPlace);
+        assertThat(inPlace).isEqualTo(whole);
+        assertWrapped(OFFSET, length, FrameType.REQUEST_FNF);
+        assertMetadataAndData(new byte[0], data);
+        assertThat(buffer.getByte(OFFSET + length)).isEqualTo(GARBAGE);
+    }
+
+    @ParameterizedTest
     @CsvSource({ "4, 0", "4, 1", "4, 2147483647", "5, 0", "5, 1", "5, 2147483647" })
     void shouldRoundTripInitialRequestN(final int frameType, final int initialRequestN)
     {

@@ -431,6 +431,8 @@ final class TopicCursor
         final int mask = engine.mask();
         final long end = engine.keeperPosition();
         int sent = 0;
+        int sentBytes = 0;
+        int lastFrame = 0;
         int work = 0;
         while (position < end && sent < budget && work < FRAMES_PER_CYCLE)
         {
@@ -444,8 +446,8 @@ final class TopicCursor
                 {
                     break;
                 }
-                sender.onSent(frameLength);
-                lastSentSequence = log.getLong(frame + FrameWriter.TOPIC_DATA_SEQUENCE_OFFSET, ByteOrder.LITTLE_ENDIAN);
+                lastFrame = frame;
+                sentBytes += frameLength;
                 sent++;
             }
             position += recordLength;
@@ -453,6 +455,10 @@ final class TopicCursor
         }
         if (sent > 0)
         {
+            // Once per batch, not per frame: the last frame sent is still in the log (this thread moves the
+            // writer's limit only after every cursor sent).
+            lastSentSequence = log.getLong(lastFrame + FrameWriter.TOPIC_DATA_SEQUENCE_OFFSET, ByteOrder.LITTLE_ENDIAN);
+            sender.onSent(sent, sentBytes);
             credits.addAndGet(-sent);
             lastSentNs = nowNs;
             lastProgressNs = nowNs;
@@ -480,7 +486,7 @@ final class TopicCursor
     {
         if (link.offer(buffer, 0, length))
         {
-            sender.onSent(length);
+            sender.onSent(1, length);
             return true;
         }
         return false;

@@ -111,11 +111,11 @@ public final class TopicSender implements Agent
         return scratch;
     }
 
-    /** Counts a frame handed to a link. */
-    void onSent(final int length)
+    /** Counts frames handed to a link. */
+    void onSent(final int frames, final int bytes)
     {
-        sentFrames++;
-        sentBytes += length;
+        sentFrames += frames;
+        sentBytes += bytes;
     }
 
     /** @return a reused view over bytes (valid until the next call). */

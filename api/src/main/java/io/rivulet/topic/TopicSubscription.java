@@ -129,11 +129,41 @@ final class TopicSubscription implements Publisher<TopicMessage>, Subscription
     /** Conductor: an item for the subscriber; delivered now if demand allows. */
     void enqueue(final TopicMessage message)
     {
-        if (!terminated)
+        if (terminated)
         {
-            queue.add(message);
-            drain();
+            return;
         }
+        final CoreSubscriber<? super TopicMessage> s = subscriber;
+        // The common case, a subscriber keeping up: straight to it, not through the queue (nothing waits ahead of
+        // it, and an error waits only behind queued items, so none is pending).
+        if (queue.isEmpty() && error == null && s != null && !cancelled && !invalidRequest && takeDemand())
+        {
+            s.onNext(message);
+            return;
+        }
+        queue.add(message);
+        drain();
+    }
+
+    /**
+     * Conductor: takes one unit of demand. Unbounded demand ({@code Long.MAX_VALUE}, what {@code subscribe(consumer)}
+     * requests) is never decremented (Reactive Streams rule 3.17), so it costs no atomic write per item.
+     *
+     * @return false when there is none.
+     */
+    private boolean takeDemand()
+    {
+        final long current = demand.get();
+        if (current == Long.MAX_VALUE)
+        {
+            return true;
+        }
+        if (current <= 0)
+        {
+            return false;
+        }
+        demand.decrementAndGet(); // only this thread takes demand; request() only adds, so it stays positive
+        return true;
     }
 
     /**
@@ -197,9 +227,8 @@ final class TopicSubscription implements Publisher<TopicMessage>, Subscription
             return 0;
         }
         int delivered = 0;
-        while (!queue.isEmpty() && demand.get() > 0 && !cancelled)
+        while (!queue.isEmpty() && !cancelled && takeDemand())
         {
-            demand.decrementAndGet();
             s.onNext(queue.poll());
             delivered++;
         }

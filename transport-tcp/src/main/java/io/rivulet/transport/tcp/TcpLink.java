@@ -232,8 +232,7 @@ public final class TcpLink implements ReliableLink, Selectable
      * {@inheritDoc}
      *
      * <p>Frames already buffered are delivered first without a system call; the socket is read at most
-     * once per call, and only when the selector reported it readable, the last read filled the buffer, or the driver
-     * has so few links that they read directly ({@link TcpTransportDriver#readsDirectly()}).
+     * once per call, and only when the selector reported it readable or the last read filled the buffer.
      */
     @Override
     public int poll(final FrameHandler handler, final int frameLimit) throws IOException
@@ -247,7 +246,7 @@ public final class TcpLink implements ReliableLink, Selectable
         {
             int frames = deliverFrames(handler, 0, frameLimit);
 
-            if (frames < frameLimit && (readable || driver.readsDirectly()) && !endOfStream && !closed)
+            if (frames < frameLimit && readable && !endOfStream && !closed)
             {
                 if (read() > 0)
                 {
@@ -383,7 +382,6 @@ public final class TcpLink implements ReliableLink, Selectable
             {
                 freeReceiveSide();
             }
-            driver.onLinkClosed();
             driver.onChannelClosed();
         }
     }

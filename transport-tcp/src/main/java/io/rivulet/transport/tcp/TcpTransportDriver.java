@@ -27,13 +27,6 @@ import java.util.function.Consumer;
  * ready; the engine's later {@code accept}, {@code poll} and connector {@code poll} calls do the I/O,
  * so an idle link costs no system call.
  *
- * <p><b>Direct reads.</b> With at most {@link #DIRECT_READ_LINKS} plain (non-TLS) links, the links read their
- * sockets on every poll instead (a read that finds nothing costs what the selector's poll would), and the selector
- * runs only every {@link #DIRECT_SELECT_INTERVAL_NS} for listeners and connectors. A frame then costs one system call
- * to receive instead of two (the selector's, then the read), and an engine cycle is shorter, so a busy-polling engine
- * sees a frame sooner: Aeron's receiver polls its few transports directly for the same reason. With more links the
- * selector's one call per cycle is cheaper than a read per link.
- *
  * <p>The direct buffers of its links and TLS sessions come from one {@link BufferMemory}: they start small, grow on
  * demand, are freed explicitly when a link closes, and their growth beyond one frame each is capped driver-wide by
  * {@link TcpTransport#maxBufferMemory()}. {@link #allocatedBufferBytes()} tells what they hold.
@@ -45,11 +38,6 @@ public final class TcpTransportDriver implements TransportDriver
 {
     /** Pending connections a listener queues before the engine accepts them (capped by the OS). */
     public static final int LISTEN_BACKLOG = 1024;
-
-    /** Most plain links read directly on each poll instead of waiting for the selector's readiness. */
-    static final int DIRECT_READ_LINKS = 2;
-    /** How often the selector runs while links read directly: listeners and connectors wait at most this long. */
-    static final long DIRECT_SELECT_INTERVAL_NS = java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(100);
 
     private static final SelectionKey[] NO_KEYS = new SelectionKey[0];
 
@@ -65,11 +53,6 @@ public final class TcpTransportDriver implements TransportDriver
     private final Consumer<SelectionKey> onSelectedKey = this::onSelectedKey;
     private boolean closing;
     private long nowNs = System.nanoTime();
-    /** Open links of this driver. */
-    private int links;
-    /** Whether links read on every poll (see the class comment); decided each duty cycle. */
-    private boolean directReads;
-    private long lastSelectNs = nowNs;
 
     TcpTransportDriver(final TransportSettings settings) throws IOException
     {
@@ -237,12 +220,6 @@ public final class TcpTransportDriver implements TransportDriver
             sendSidesToFree.clear();
         }
 
-        directReads = tlsSettings == null && links > 0 && links <= DIRECT_READ_LINKS;
-        if (directReads && nowNs - lastSelectNs < DIRECT_SELECT_INTERVAL_NS)
-        {
-            return 0;
-        }
-        lastSelectNs = nowNs;
         try
         {
             return selector.selectNow(onSelectedKey);
@@ -251,19 +228,6 @@ public final class TcpTransportDriver implements TransportDriver
         {
             throw new UncheckedIOException(ex);
         }
-    }
-
-    /** @return true when links read their sockets on every poll rather than when the selector says so. */
-    boolean readsDirectly()
-    {
-        return directReads;
-    }
-
-    /** A link closed: it no longer counts towards {@link #DIRECT_READ_LINKS}. */
-    void onLinkClosed()
-    {
-        links--;
-        directReads = tlsSettings == null && links > 0 && links <= DIRECT_READ_LINKS;
     }
 
     /**
@@ -322,14 +286,12 @@ public final class TcpTransportDriver implements TransportDriver
 
     TcpLink newLink(final SocketChannel channel) throws IOException
     {
-        return newLink(channel, null);
+        return new TcpLink(this, selector, channel, settings, null);
     }
 
     TcpLink newLink(final SocketChannel channel, final TlsSession tls) throws IOException
     {
-        final TcpLink link = new TcpLink(this, selector, channel, settings, tls);
-        links++;
-        return link;
+        return new TcpLink(this, selector, channel, settings, tls);
     }
 
     /** @return where the driver's links and TLS sessions take their buffers from. */

@@ -231,51 +231,6 @@ class TcpTransportDriverTest
     }
 
     @Test
-    void shouldReadFewLinksDirectlyWithoutWaitingForTheSelector() throws IOException
-    {
-        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
-        final long nowNs = System.nanoTime();
-        serverDriver.doWork(nowNs); // runs the selector once, then not again for the interval
-        assertThat(serverDriver.readsDirectly()).as("one link reads directly").isTrue();
-
-        assertThat(pair.clientLink().offer(new UnsafeBuffer(frame(64, 1)), 0, 64)).isTrue();
-        pair.clientLink().flush();
-        final FrameCollector received = new FrameCollector();
-        final long deadlineNs = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-        while (received.frames.isEmpty() && System.nanoTime() - deadlineNs < 0)
-        {
-            // The same instant each time: the selector does not run, so only a direct read can find the frame.
-            assertThat(serverDriver.doWork(nowNs + 1)).isZero();
-            pair.serverLink().poll(received, 10);
-        }
-
-        assertThat(received.frames).containsExactly(frame(64, 1));
-    }
-
-    @Test
-    void shouldGoBackToTheSelectorPastTheDirectReadLinksAndWhenLinksClose() throws IOException
-    {
-        final LinkPair first = connectPair(serverDriver, clientDriver, "127.0.0.1");
-        final List<LinkPair> more = new ArrayList<>();
-        for (int i = 1; i < TcpTransportDriver.DIRECT_READ_LINKS + 1; i++)
-        {
-            more.add(connectPair(serverDriver, clientDriver, "127.0.0.1"));
-        }
-        serverDriver.doWork(System.nanoTime());
-        assertThat(serverDriver.readsDirectly()).as("%d links", TcpTransportDriver.DIRECT_READ_LINKS + 1).isFalse();
-
-        for (final LinkPair pair : more)
-        {
-            pair.serverLink().close();
-        }
-        assertThat(serverDriver.readsDirectly()).as("back to one link").isTrue();
-        send(first.clientLink(), frame(128, 2), serverDriver, clientDriver);
-        final FrameCollector received = new FrameCollector();
-        receive(first.serverLink(), received, 1, serverDriver, clientDriver);
-        assertThat(received.frames).containsExactly(frame(128, 2));
-    }
-
-    @Test
     void shouldReportNoWorkWhenIdle() throws IOException
     {
         connectPair(serverDriver, clientDriver, "127.0.0.1");

@@ -44,7 +44,7 @@ public final class Coordinator implements Callable<Integer>
     @Spec
     CommandSpec commandSpec;
 
-    @Option(names = "--short", description = "quick comparison, under 5 minutes on 2 cores (the default)")
+    @Option(names = "--short", description = "quick comparison, about 6 minutes on 2 cores (the default)")
     boolean quick;
 
     @Option(names = "--full", description = "larger counts and JMH iterations, and 3 interleaved runs (--runs), " +

@@ -454,7 +454,8 @@ public final class Coordinator implements Callable<Integer>
                         display.stepDone(result.workload() + " " + result.size() + " B " + result.api());
                         break;
                     case Line.ERROR:
-                        run.errors.add(line.get("workload") + " " + line.get("size", "") + ": " + line.get("message"));
+                        run.errors.add(line.get("workload") + " " + line.get("size", "") +
+                            (line.get("api") != null ? " " + line.get("api") : "") + ": " + line.get("message"));
                         display.stepDone(line.get("workload") + " failed");
                         break;
                     default:

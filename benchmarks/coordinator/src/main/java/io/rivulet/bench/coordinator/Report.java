@@ -618,7 +618,7 @@ final class Report
     {
         final StringBuilder csv = new StringBuilder("system_id,system,version,transport,topology,settings,workload,api," +
             "size,warmup,count,window,elapsed_ns,ops_per_s,mib_per_s,p50_us,p90_us,p99_us,p999_us,max_us,mean_us," +
-            "subscribers,workload_settings,runs,ops_per_s_min,ops_per_s_max,spread_pct\n");
+            "subscribers,workload_settings,runs,ops_per_s_min,ops_per_s_max,spread_pct,warmup_ns,warmup_steady\n");
         for (final SystemRun run : runs)
         {
             for (final SystemRun.Result r : run.results)
@@ -635,7 +635,8 @@ final class Report
                     "" + r.subscribers(), quote(r.settings()), "" + run.perSecondRuns(r).length,
                     String.format(Locale.ROOT, "%.1f", run.perSecondRuns(r)[0]),
                     String.format(Locale.ROOT, "%.1f", run.perSecondRuns(r)[run.perSecondRuns(r).length - 1]),
-                    String.format(Locale.ROOT, "%.1f", run.spreadPercent(r)))))
+                    String.format(Locale.ROOT, "%.1f", run.spreadPercent(r)), "" + r.warmupNs(),
+                    r.steady() == null ? "" : "" + r.steady())))
                     .append('\n');
             }
         }

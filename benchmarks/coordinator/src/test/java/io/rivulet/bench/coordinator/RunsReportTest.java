@@ -80,8 +80,10 @@ class RunsReportTest
         final String results = Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8);
         assertThat(results).contains("- **Runs:** 3, interleaved").contains("| 125,000 (100,000..200,000) |");
         final String csv = Files.readString(out.resolve("results.csv"), StandardCharsets.UTF_8);
-        assertThat(csv.lines().findFirst().orElseThrow()).endsWith(",runs,ops_per_s_min,ops_per_s_max,spread_pct");
-        assertThat(csv).contains(",3,100000.0,200000.0,60.0\n");
+        assertThat(csv.lines().findFirst().orElseThrow())
+            .endsWith(",runs,ops_per_s_min,ops_per_s_max,spread_pct,warmup_ns,warmup_steady");
+        // One-way warms up by count: no warm-up time, no steadiness.
+        assertThat(csv).contains(",3,100000.0,200000.0,60.0,0,\n");
     }
 
     @Test
@@ -107,6 +109,8 @@ class RunsReportTest
             .contains("| Rivulet TCP, busy-spin · flatMap | 125,000 ±60% † |");
         assertThat(Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8))
             .contains("| flatMap | 64 | 32 B | 20,000 (0.8 s) † + 100,000 | 125,000 (100,000..200,000) |");
+        assertThat(Files.readString(out.resolve("results.csv"), StandardCharsets.UTF_8))
+            .contains(",3,100000.0,200000.0,60.0,800000000,false\n");
     }
 
     /** A request-response row whose warm-up took as long as the measured exchanges did. */

@@ -121,12 +121,12 @@ public final class ClientMain
             description = "request-response exchanges in flight (default ${DEFAULT-VALUE})")
         int window;
 
-        @Option(names = "--warmup-seconds", paramLabel = "S", defaultValue = "10",
+        @Option(names = "--warmup-seconds", paramLabel = "S", defaultValue = "5",
             description = "ping-pong and request-response: longest warm-up of one API and size, in seconds " +
                 "(default ${DEFAULT-VALUE})")
         long warmupSeconds;
 
-        @Option(names = "--warmup-window-ms", paramLabel = "MS", defaultValue = "250",
+        @Option(names = "--warmup-window-ms", paramLabel = "MS", defaultValue = "200",
             description = "shortest warm-up window whose rate is compared, in ms (default ${DEFAULT-VALUE})")
         long warmupWindowMs;
 
@@ -209,7 +209,7 @@ public final class ClientMain
                                 oneWay(client, size, options.owWarmup, options.owCount, progress);
                                 break;
                             case "reqresp":
-                                requestResponse(client, size, options, progress);
+                                exitCode |= requestResponse(client, size, options, progress);
                                 break;
                             case "fanout":
                                 fanOut(client, size, options.foWarmup, options.foCount, options.subscribers,
@@ -340,46 +340,67 @@ public final class ClientMain
     /**
      * Request-response, once per API the client measures: those that keep {@code --window} requests in flight
      * get the request-response counts; those that wait for each reply before the next request (a blocking
-     * caller, a {@code concatMap} chain) run at ping-pong rates and get the ping-pong counts.
+     * caller, a {@code concatMap} chain) run at ping-pong rates and get the ping-pong counts. An API that fails
+     * gets an ERROR line of its own, and the next API still runs.
+     *
+     * @return 0 when every API ran, 1 when one failed.
      */
-    private static void requestResponse(
-        final BenchClient client, final int size, final Workloads options, final Progress progress) throws Exception
+    private static int requestResponse(
+        final BenchClient client, final int size, final Workloads options, final Progress progress)
     {
+        int exitCode = 0;
         for (final String api : client.pipelinedApis())
         {
             if (options.rrApis != null && !options.rrApis.contains(api))
             {
                 continue;
             }
-            final int inFlight = client.inFlight(api, options.window);
-            final long minWarmup = inFlight > 1 ? options.rrWarmup : options.ppWarmup;
-            final long count = inFlight > 1 ? options.rrCount : options.ppCount;
-            final String label = "reqresp " + size + " B " + api;
-            progress.start(label + " warm-up", minWarmup);
-            final Histogram ignored = Histograms.newHistogram();
-            final WarmUp.Outcome warm = warmUp(options, minWarmup, inFlight > 1 ? inFlight * 16L : PING_PONG_CHUNK)
-                .run(operations ->
-                {
-                    ignored.reset();
-                    client.pipelined(api, operations, options.window, ignored, NO_PROGRESS);
-                }, progress);
-            printWarmUp("reqresp", api, size, warm);
-            System.gc();
-            final Histogram histogram = Histograms.newHistogram();
-            progress.start(label, count);
-            final long startNs = System.nanoTime();
-            client.pipelined(api, count, options.window, histogram, progress);
-            final long elapsedNs = System.nanoTime() - startNs;
-            if (histogram.getTotalCount() != count)
+            try
             {
-                throw new IllegalStateException(api + ": recorded " + histogram.getTotalCount() + " replies of " +
-                    count);
+                requestResponse(client, size, api, options, progress);
             }
-            Line.of(Line.RESULT, "workload", "reqresp", "api", api, "size", size,
-                "warmup", warm.operations(), "warmupNs", warm.elapsedNs(), "steady", warm.steady(),
-                "count", count, "window", inFlight, "elapsedNs", elapsedNs, "hist", Histograms.encode(histogram))
-                .print(OUT);
+            catch (final Exception ex)
+            {
+                exitCode = 1;
+                Line.of(Line.ERROR, "workload", "reqresp", "api", api, "size", size, "message", String.valueOf(ex))
+                    .print(OUT);
+                ex.printStackTrace();
+            }
         }
+        return exitCode;
+    }
+
+    private static void requestResponse(
+        final BenchClient client, final int size, final String api, final Workloads options, final Progress progress)
+        throws Exception
+    {
+        final int inFlight = client.inFlight(api, options.window);
+        final long minWarmup = inFlight > 1 ? options.rrWarmup : options.ppWarmup;
+        final long count = inFlight > 1 ? options.rrCount : options.ppCount;
+        final String label = "reqresp " + size + " B " + api;
+        progress.start(label + " warm-up", minWarmup);
+        final Histogram ignored = Histograms.newHistogram();
+        final WarmUp.Outcome warm = warmUp(options, minWarmup, inFlight > 1 ? inFlight * 16L : PING_PONG_CHUNK)
+            .run(operations ->
+            {
+                ignored.reset();
+                client.pipelined(api, operations, options.window, ignored, NO_PROGRESS);
+            }, progress);
+        printWarmUp("reqresp", api, size, warm);
+        System.gc();
+        final Histogram histogram = Histograms.newHistogram();
+        progress.start(label, count);
+        final long startNs = System.nanoTime();
+        client.pipelined(api, count, options.window, histogram, progress);
+        final long elapsedNs = System.nanoTime() - startNs;
+        if (histogram.getTotalCount() != count)
+        {
+            throw new IllegalStateException(api + ": recorded " + histogram.getTotalCount() + " replies of " + count);
+        }
+        Line.of(Line.RESULT, "workload", "reqresp", "api", api, "size", size,
+            "warmup", warm.operations(), "warmupNs", warm.elapsedNs(), "steady", warm.steady(),
+            "count", count, "window", inFlight, "elapsedNs", elapsedNs, "hist", Histograms.encode(histogram))
+            .print(OUT);
     }
 
     /**

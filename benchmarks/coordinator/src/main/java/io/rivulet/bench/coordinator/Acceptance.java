@@ -168,8 +168,8 @@ final class Acceptance
                     worst(ONEWAY, api, size), result(floor, ONEWAY, size), Comparison.AT_LEAST, 0.5));
             }
         }
-        checks.add(rateRatio("one-way offer, 32 B: best Rivulet row ÷ busy-poll floor", best(ONEWAY, "offer", 32, true),
-            result(floor, ONEWAY, 32), Comparison.AT_LEAST, 1.5));
+        checks.add(rateRatio("one-way offer, 32 B: best Rivulet row ÷ busy-poll floor",
+            best(ONEWAY, "offer", 32, true), result(floor, ONEWAY, 32), Comparison.AT_LEAST, 1.5));
         for (final int size : PING_PONG_SIZES)
         {
             checks.add(rateRatio("fan-out 1→8, " + size + " B: best Rivulet row ÷ Aeron UDP",

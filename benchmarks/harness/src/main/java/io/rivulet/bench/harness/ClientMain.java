@@ -6,7 +6,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -27,9 +29,10 @@ import java.util.function.Supplier;
  *   --rr-warmup N --rr-count N --window 64     request-response exchanges and how many in flight (APIs that
  *                                              wait for each reply get the ping-pong counts)
  *   --rr-apis flatMap,concatMap,block()        only these request-response APIs (default: all the client has)
- *   --warmup-seconds S --warmup-window-ms MS --warmup-windows K --warmup-tolerance PCT
+ *   --warmup-seconds S --warmup-min-seconds S --warmup-window-ms MS --warmup-windows K --warmup-tolerance PCT
  *                                              ping-pong and request-response warm up for at least their
- *                                              warm-up count, then until K windows agree within PCT %, at most S
+ *                                              warm-up count (and the first size of each API for at least the
+ *                                              shortest time), then until K windows agree within PCT %, at most S
  *   --fo-warmup N --fo-count N --subscribers 8 fan-out messages published flat out, and to how many subscribers
  *   --fo-rate N --fo-paced N --fo-paced-seconds S   then up to N messages/s (at most half the flat-out rate),
  *                                              for up to N messages or S seconds: latency below saturation
@@ -126,6 +129,11 @@ public final class ClientMain
                 "(default ${DEFAULT-VALUE})")
         long warmupSeconds;
 
+        @Option(names = "--warmup-min-seconds", paramLabel = "S", defaultValue = "3",
+            description = "ping-pong and request-response: shortest warm-up of an API at the first size (the JIT " +
+                "has compiled its path for the later ones) (default ${DEFAULT-VALUE})")
+        long warmupMinSeconds;
+
         @Option(names = "--warmup-window-ms", paramLabel = "MS", defaultValue = "200",
             description = "shortest warm-up window whose rate is compared, in ms (default ${DEFAULT-VALUE})")
         long warmupWindowMs;
@@ -165,6 +173,8 @@ public final class ClientMain
         long foPacedSeconds;
 
         private final Supplier<BenchClient> client;
+        /** Workload and API pairs warmed up already in this JVM (the shortest warm-up time applies once). */
+        private final Set<String> warmed = new HashSet<>();
 
         Workloads(final Supplier<BenchClient> client)
         {
@@ -240,10 +250,16 @@ public final class ClientMain
         return exitCode;
     }
 
-    /** @return the steady-rate warm-up the options describe, at least {@code minOperations} long. */
-    private static WarmUp warmUp(final Workloads options, final long minOperations, final long chunk)
+    /**
+     * @return the steady-rate warm-up the options describe, at least {@code minOperations} long, and at least
+     * {@code --warmup-min-seconds} the first time {@code workload} and {@code api} warm up in this JVM.
+     */
+    private static WarmUp warmUp(
+        final Workloads options, final String workload, final String api, final long minOperations, final long chunk)
     {
-        return new WarmUp(minOperations, chunk, TimeUnit.MILLISECONDS.toNanos(options.warmupWindowMs),
+        final boolean first = options.warmed.add(workload + "|" + api);
+        return new WarmUp(minOperations, first ? TimeUnit.SECONDS.toNanos(options.warmupMinSeconds) : 0, chunk,
+            TimeUnit.MILLISECONDS.toNanos(options.warmupWindowMs),
             options.warmupWindows, options.warmupTolerance / 100.0, TimeUnit.SECONDS.toNanos(options.warmupSeconds),
             System::nanoTime);
     }
@@ -262,7 +278,8 @@ public final class ClientMain
     {
         final String label = "pingpong " + size + " B " + client.pingPongApi();
         progress.start(label + " warm-up", options.ppWarmup);
-        final WarmUp.Outcome warm = warmUp(options, options.ppWarmup, PING_PONG_CHUNK).run(operations ->
+        final WarmUp.Outcome warm = warmUp(options, "pingpong", client.pingPongApi(), options.ppWarmup,
+            PING_PONG_CHUNK).run(operations ->
         {
             for (long i = 0; i < operations; i++)
             {
@@ -380,8 +397,8 @@ public final class ClientMain
         final String label = "reqresp " + size + " B " + api;
         progress.start(label + " warm-up", minWarmup);
         final Histogram ignored = Histograms.newHistogram();
-        final WarmUp.Outcome warm = warmUp(options, minWarmup, inFlight > 1 ? inFlight * 16L : PING_PONG_CHUNK)
-            .run(operations ->
+        final WarmUp.Outcome warm = warmUp(options, "reqresp", api, minWarmup,
+            inFlight > 1 ? inFlight * 16L : PING_PONG_CHUNK).run(operations ->
             {
                 ignored.reset();
                 client.pipelined(api, operations, options.window, ignored, NO_PROGRESS);

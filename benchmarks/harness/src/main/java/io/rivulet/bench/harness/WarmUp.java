@@ -11,10 +11,16 @@ import java.util.function.LongSupplier;
  *
  * <p>The workload runs in chunks of {@code chunk} operations; chunks are grouped into windows of at least
  * {@code windowNs}, and each window's rate (operations per second) is kept. The warm-up ends when at least
- * {@code minOperations} have run and the last {@code steadyWindows} windows' rates lie within {@code tolerance}
- * of each other ((fastest − slowest) ÷ fastest), or when {@code maxNs} have passed: then it is reported as not
- * steady, and the report marks the row. The rule is the same for every system; how many operations it takes
- * differs with the system's rate.
+ * {@code minOperations} have run for at least {@code minNs}, and the last {@code steadyWindows} windows' rates lie
+ * within {@code tolerance} of each other ((fastest − slowest) ÷ fastest) and no lower than {@link #BEST_FRACTION}
+ * of the fastest window so far, or when {@code maxNs} have passed: then
+ * it is reported as not steady, and the report marks the row. The shortest time is there because a rate can rest
+ * on a plateau and rise again (later JIT compilations, most likely): Rivulet's request-response through a Reactor
+ * {@code flatMap} held about 300,000/s for a second and a half, then rose to 400,000-700,000/s, 2.5 to 5 s into
+ * its warm-up on a 2-core machine. The fastest window is there because a rate can also collapse and stay down:
+ * on a machine busy with other work, a row with spinning threads fell from 120,000/s to a steady 8,000/s (a
+ * hand-off per scheduler time slice), which is steady but not warm. The rule is the same for every system; how
+ * many operations it takes differs with the system's rate.
  *
  * <p>Not thread-safe: one per warm-up, on the measuring thread; the clock is injected for tests.
  */
@@ -53,7 +59,11 @@ public final class WarmUp
         }
     }
 
+    /** The agreeing windows must also reach this fraction of the fastest window so far: a collapse is not steady. */
+    public static final double BEST_FRACTION = 0.8;
+
     private final long minOperations;
+    private final long minNs;
     private final long chunk;
     private final long windowNs;
     private final int steadyWindows;
@@ -63,6 +73,7 @@ public final class WarmUp
 
     /**
      * @param minOperations operations to run at least, steady or not.
+     * @param minNs         shortest warm-up, steady or not (0: none).
      * @param chunk         operations per call of the workload (the clock is read between calls).
      * @param windowNs      shortest window whose rate is compared.
      * @param steadyWindows how many consecutive windows must agree (at least 2).
@@ -72,6 +83,7 @@ public final class WarmUp
      */
     public WarmUp(
         final long minOperations,
+        final long minNs,
         final long chunk,
         final long windowNs,
         final int steadyWindows,
@@ -85,6 +97,7 @@ public final class WarmUp
                 ", tolerance " + tolerance + ", window " + windowNs + " ns");
         }
         this.minOperations = minOperations;
+        this.minNs = minNs;
         this.chunk = chunk;
         this.windowNs = windowNs;
         this.steadyWindows = steadyWindows;
@@ -125,7 +138,7 @@ public final class WarmUp
                 rates[windows++] = windowOperations * 1e9 / (nowNs - windowStartNs);
                 windowStartNs = nowNs;
                 windowOperations = 0;
-                if (operations >= minOperations && steady(rates, windows))
+                if (operations >= minOperations && nowNs - startNs >= minNs && steady(rates, windows))
                 {
                     return new Outcome(operations, nowNs - startNs, true, Arrays.copyOf(rates, windows));
                 }
@@ -150,6 +163,11 @@ public final class WarmUp
             slowest = Math.min(slowest, rates[i]);
             fastest = Math.max(fastest, rates[i]);
         }
-        return fastest > 0 && (fastest - slowest) / fastest <= tolerance;
+        double best = 0;
+        for (int i = 0; i < windows; i++)
+        {
+            best = Math.max(best, rates[i]);
+        }
+        return fastest > 0 && (fastest - slowest) / fastest <= tolerance && slowest >= BEST_FRACTION * best;
     }
 }

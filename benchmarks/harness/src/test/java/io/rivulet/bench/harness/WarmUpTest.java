@@ -20,7 +20,7 @@ class WarmUpTest
         // Chunks of 100 operations taking 100 ms, 104 ms, 102 ms...: within 5% of each other.
         final long[] chunkMs = {100, 104, 102, 100, 100, 100};
         final int[] chunks = {0};
-        final WarmUp warmUp = new WarmUp(0, 100, 100 * MS, 3, 0.05, TimeUnit.SECONDS.toNanos(60), () -> nowNs);
+        final WarmUp warmUp = new WarmUp(0, 0, 100, 100 * MS, 3, 0.05, TimeUnit.SECONDS.toNanos(60), () -> nowNs);
 
         final WarmUp.Outcome outcome = warmUp.run(operations -> nowNs += chunkMs[chunks[0]++] * MS, new Progress());
 
@@ -35,7 +35,7 @@ class WarmUpTest
     {
         // 1,000/s for the first 120 ms, 2,000/s for the next, and so on up to 8,000/s from 840 ms on: any three
         // windows of 100 ms before that span more than two steps, so they disagree by more than 5%.
-        final WarmUp warmUp = new WarmUp(500, 100, 100 * MS, 3, 0.05, TimeUnit.SECONDS.toNanos(60), () -> nowNs);
+        final WarmUp warmUp = new WarmUp(500, 0, 100, 100 * MS, 3, 0.05, TimeUnit.SECONDS.toNanos(60), () -> nowNs);
 
         final WarmUp.Outcome outcome = warmUp.run(operations ->
         {
@@ -52,11 +52,41 @@ class WarmUpTest
     }
 
     @Test
+    void shouldWarmAtLeastTheShortestTimeThoughAnEarlierPlateauAgrees() throws Exception
+    {
+        // 1,000/s for the first second (a plateau: its windows agree), 2,000/s from then on.
+        final WarmUp warmUp = new WarmUp(0, TimeUnit.SECONDS.toNanos(2), 100, 100 * MS, 3, 0.05,
+            TimeUnit.SECONDS.toNanos(60), () -> nowNs);
+
+        final WarmUp.Outcome outcome = warmUp.run(operations -> nowNs += nowNs < TimeUnit.SECONDS.toNanos(1) ?
+            100 * MS : 50 * MS, new Progress());
+
+        assertThat(outcome.steady()).isTrue();
+        assertThat(outcome.elapsedNs()).isEqualTo(TimeUnit.SECONDS.toNanos(2));
+        assertThat(outcome.windowRates()).startsWith(1_000.0, 1_000.0, 1_000.0).endsWith(2_000.0, 2_000.0, 2_000.0);
+    }
+
+    @Test
+    void shouldNotCallACollapsedRateSteady() throws Exception
+    {
+        // 10,000/s for 0.5 s, then a steady 1,000/s: past the shortest time of 1 s the windows agree, but far below
+        // the best one.
+        final WarmUp warmUp = new WarmUp(0, TimeUnit.SECONDS.toNanos(1), 100, 100 * MS, 3, 0.05,
+            TimeUnit.SECONDS.toNanos(2), () -> nowNs);
+
+        final WarmUp.Outcome outcome = warmUp.run(operations -> nowNs += nowNs < 500 * MS ? 10 * MS : 100 * MS,
+            new Progress());
+
+        assertThat(outcome.steady()).isFalse();
+        assertThat(outcome.windowRates()).startsWith(10_000.0).endsWith(1_000.0, 1_000.0, 1_000.0);
+    }
+
+    @Test
     void shouldStopAtTheTimeBoundAndSayItIsNotSteady() throws Exception
     {
         // Windows alternate between 1,000/s and 500/s: never within 5%.
         final long[] chunks = {0};
-        final WarmUp warmUp = new WarmUp(0, 100, 100 * MS, 3, 0.05, TimeUnit.SECONDS.toNanos(2), () -> nowNs);
+        final WarmUp warmUp = new WarmUp(0, 0, 100, 100 * MS, 3, 0.05, TimeUnit.SECONDS.toNanos(2), () -> nowNs);
 
         final WarmUp.Outcome outcome = warmUp.run(operations -> nowNs += ++chunks[0] % 2 == 0 ? 200 * MS : 100 * MS,
             new Progress());
@@ -70,7 +100,7 @@ class WarmUpTest
     @Test
     void shouldRunTheMinimumEvenPastTheTimeBound() throws Exception
     {
-        final WarmUp warmUp = new WarmUp(5_000, 100, 100 * MS, 3, 0.05, 100 * MS, () -> nowNs);
+        final WarmUp warmUp = new WarmUp(5_000, 0, 100, 100 * MS, 3, 0.05, 100 * MS, () -> nowNs);
 
         final WarmUp.Outcome outcome = warmUp.run(operations -> nowNs += 100 * MS, new Progress());
 
@@ -83,7 +113,7 @@ class WarmUpTest
     void shouldReportProgressAndPropagateAFailure()
     {
         final Progress progress = new Progress();
-        final WarmUp warmUp = new WarmUp(0, 10, MS, 2, 0.05, TimeUnit.SECONDS.toNanos(1), () -> nowNs);
+        final WarmUp warmUp = new WarmUp(0, 0, 10, MS, 2, 0.05, TimeUnit.SECONDS.toNanos(1), () -> nowNs);
         final long[] chunks = {0};
 
         // Chunks of 1 ms, then 2 ms (windows that disagree), then a failure.
@@ -101,7 +131,7 @@ class WarmUpTest
     @Test
     void shouldRefuseAWindowCountThatCannotCompare()
     {
-        assertThatThrownBy(() -> new WarmUp(0, 10, MS, 1, 0.05, MS, System::nanoTime))
+        assertThatThrownBy(() -> new WarmUp(0, 0, 10, MS, 1, 0.05, MS, System::nanoTime))
             .isInstanceOf(IllegalArgumentException.class);
     }
 }

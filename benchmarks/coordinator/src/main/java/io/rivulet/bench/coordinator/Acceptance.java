@@ -107,17 +107,20 @@ final class Acceptance
 
     private final List<SystemRun> runs;
     private final List<Integer> sizes;
+    private final List<String> workloads;
     private final int window;
 
     /**
-     * @param runs   every system's (merged) run.
-     * @param sizes  the run's payload sizes.
-     * @param window the requests in flight of the request-response rows compared.
+     * @param runs      every system's (merged) run.
+     * @param sizes     the run's payload sizes.
+     * @param workloads the run's workloads.
+     * @param window    the requests in flight of the request-response rows compared.
      */
-    Acceptance(final List<SystemRun> runs, final List<Integer> sizes, final int window)
+    Acceptance(final List<SystemRun> runs, final List<Integer> sizes, final List<String> workloads, final int window)
     {
         this.runs = runs;
         this.sizes = sizes;
+        this.workloads = workloads;
         this.window = window;
     }
 
@@ -212,18 +215,44 @@ final class Acceptance
         return new Check(criterion, why, Double.NaN, comparison, target, false);
     }
 
-    /** @return the checks, each not measured at a size the run left out saying so rather than naming a row. */
+    /**
+     * @return the checks, each not measured for a workload or size the run left out saying so rather than naming
+     * a missing row.
+     */
     private List<Check> sizesNamed(final List<Check> checks)
     {
         final List<Check> named = new ArrayList<>();
         for (final Check check : checks)
         {
             final Integer size = sizeOf(check.criterion());
-            named.add(check.measured() || size == null || sizes.contains(size) ? check :
-                notMeasured(check.criterion(), check.comparison(), check.target(), size + " B is not among this " +
-                    "run's sizes (--sizes)"));
+            final String workload = workloadOf(check.criterion());
+            if (check.measured())
+            {
+                named.add(check);
+            }
+            else if (!workloads.contains(workload))
+            {
+                named.add(notMeasured(check.criterion(), check.comparison(), check.target(), workload +
+                    " is not among this run's workloads (--workloads)"));
+            }
+            else if (size != null && !sizes.contains(size))
+            {
+                named.add(notMeasured(check.criterion(), check.comparison(), check.target(), size + " B is not " +
+                    "among this run's sizes (--sizes)"));
+            }
+            else
+            {
+                named.add(check);
+            }
         }
         return named;
+    }
+
+    /** @return the workload a criterion is about, from how it starts. */
+    private static String workloadOf(final String criterion)
+    {
+        return criterion.startsWith("ping-pong") ? PINGPONG : criterion.startsWith("request-response") ? REQRESP :
+            criterion.startsWith("one-way") ? ONEWAY : FANOUT;
     }
 
     /** @return the payload size a criterion names ("..., 256 B: ..."), or null. */

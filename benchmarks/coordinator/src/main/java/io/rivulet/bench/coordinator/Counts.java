@@ -62,7 +62,7 @@ record Counts(
     List<String> jmhArgs)
 {
     /** Longest warm-up of one API and size in short mode. */
-    private static final long SHORT_WARMUP_SECONDS = 5;
+    private static final long SHORT_WARMUP_SECONDS = 4;
 
     static Counts of(final String mode)
     {

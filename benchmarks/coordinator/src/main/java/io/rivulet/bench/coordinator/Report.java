@@ -359,7 +359,7 @@ final class Report
     /** Issue 16's acceptance lines ({@link Acceptance}): each ratio, its target, and met or not. */
     private void acceptance(final StringBuilder md)
     {
-        final List<Acceptance.Check> checks = new Acceptance(runs, sizes, counts.window()).checks();
+        final List<Acceptance.Check> checks = new Acceptance(runs, sizes, workloads, counts.window()).checks();
         int measured = 0;
         int met = 0;
         for (final Acceptance.Check check : checks)

@@ -165,11 +165,13 @@ class AcceptanceTest
     void shouldNameASizeTheRunLeftOutAndKeepSmallRatiosReadable()
     {
         final List<Acceptance.Check> checks = new Acceptance(List.of(floor, busy, invoker, backoff, aeronIpc),
-            List.of(32), 64).checks();
+            List.of(32), List.of("pingpong", "oneway", "reqresp"), 64).checks();
 
         assertThat(check(checks, "request-response, 64 in flight, 256 B: best Rivulet row ÷ busy-poll floor").detail())
             .isEqualTo("256 B is not among this run's sizes (--sizes)");
         assertThat(check(checks, "fan-out 1→8, 32 B: best Rivulet row ÷ Aeron UDP").detail())
+            .isEqualTo("fanout is not among this run's workloads (--workloads)");
+        assertThat(check(checks, "request-response, 64 in flight, 32 B: best Rivulet row ÷ Aeron UDP").detail())
             .isEqualTo("no peer's result in this run");
         assertThat(new Acceptance.Check("x", "", 0.0042, Acceptance.Comparison.AT_LEAST, 0.5, false).ratioText())
             .isEqualTo("0.0042×");
@@ -178,7 +180,8 @@ class AcceptanceTest
     @Test
     void shouldSayNotMeasuredWhenTheFloorIsNotInTheRun()
     {
-        final List<Acceptance.Check> checks = new Acceptance(List.of(busy, invoker, backoff), SIZES, 64).checks();
+        final List<Acceptance.Check> checks = new Acceptance(List.of(busy, invoker, backoff), SIZES,
+            SystemSpec.ALL_WORKLOADS, 64).checks();
 
         // Only the default row's own tail needs no peer.
         assertThat(checks).filteredOn(Acceptance.Check::measured).extracting(Acceptance.Check::criterion)
@@ -212,7 +215,8 @@ class AcceptanceTest
 
     private List<Acceptance.Check> checks()
     {
-        return new Acceptance(List.of(floor, busy, invoker, backoff, rdma, aeronUdp, aeronIpc), SIZES, 64).checks();
+        return new Acceptance(List.of(floor, busy, invoker, backoff, rdma, aeronUdp, aeronIpc), SIZES,
+            SystemSpec.ALL_WORKLOADS, 64).checks();
     }
 
     private static Acceptance.Check check(final List<Acceptance.Check> checks, final String criterion)

@@ -124,7 +124,7 @@ public final class ClientMain
             description = "request-response exchanges in flight (default ${DEFAULT-VALUE})")
         int window;
 
-        @Option(names = "--warmup-seconds", paramLabel = "S", defaultValue = "5",
+        @Option(names = "--warmup-seconds", paramLabel = "S", defaultValue = "4",
             description = "ping-pong and request-response: longest warm-up of one API and size, in seconds " +
                 "(default ${DEFAULT-VALUE})")
         long warmupSeconds;

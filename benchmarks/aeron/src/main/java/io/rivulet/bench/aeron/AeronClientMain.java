@@ -171,13 +171,14 @@ public final class AeronClientMain implements BenchClient
     }
 
     @Override
-    public String pipelinedApi()
+    public List<String> pipelinedApis()
     {
-        return "offer/poll";
+        return List.of("offer/poll");
     }
 
     @Override
-    public void pipelined(final long count, final int window, final Histogram latencyNs, final Progress progress)
+    public void pipelined(
+        final String api, final long count, final int window, final Histogram latencyNs, final Progress progress)
         throws Exception
     {
         final long[] sentAt = new long[window];

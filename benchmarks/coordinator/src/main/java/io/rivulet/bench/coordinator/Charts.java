@@ -59,7 +59,7 @@ final class Charts
             files.add("oneway-throughput.png");
         }
         if (throughputBars(out.resolve("reqresp-throughput.png"), runs, sizes, "reqresp",
-            "Request-response throughput, 64 in flight (requests/s, log scale)"))
+            "Request-response throughput: flatMap and peers 64 in flight, concatMap and block() 1 (requests/s, log scale)"))
         {
             files.add("reqresp-throughput.png");
         }
@@ -81,7 +81,7 @@ final class Charts
         {
             final String name = "reqresp-latency-" + size + "B.png";
             if (percentileChart(out.resolve(name), runs, "reqresp", size,
-                "Request-response latency by percentile, 64 in flight, " + size + "-byte payload"))
+                "Request-response latency by percentile, 64 in flight (flatMap), " + size + "-byte payload"))
             {
                 files.add(name);
             }

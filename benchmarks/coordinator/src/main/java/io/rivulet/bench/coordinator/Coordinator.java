@@ -44,7 +44,7 @@ public final class Coordinator implements Callable<Integer>
     @Spec
     CommandSpec commandSpec;
 
-    @Option(names = "--short", description = "quick comparison, under 5 minutes on 2 cores (the default)")
+    @Option(names = "--short", description = "quick comparison, about 6 minutes on 2 cores (the default)")
     boolean quick;
 
     @Option(names = "--full", description = "larger counts and JMH iterations, and 3 interleaved runs (--runs), " +
@@ -454,7 +454,8 @@ public final class Coordinator implements Callable<Integer>
                         display.stepDone(result.workload() + " " + result.size() + " B " + result.api());
                         break;
                     case Line.ERROR:
-                        run.errors.add(line.get("workload") + " " + line.get("size", "") + ": " + line.get("message"));
+                        run.errors.add(line.get("workload") + " " + line.get("size", "") +
+                            (line.get("api") != null ? " " + line.get("api") : "") + ": " + line.get("message"));
                         display.stepDone(line.get("workload") + " failed");
                         break;
                     default:

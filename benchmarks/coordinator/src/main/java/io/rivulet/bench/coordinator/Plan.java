@@ -16,7 +16,10 @@ import java.util.List;
  *       it waits, so each side has exactly one spinning thread, like the busy-poll floor.</li>
  *   <li>RSocket: Netty's event loops block in epoll; the application thread parks, as for Rivulet.</li>
  *   <li>Rivulet over the soft RDMA provider: back-off, because the provider's NIC thread needs a core too
- *       (with busy-spinning engines on 2 cores it starves and a round trip takes milliseconds).</li>
+ *       (with busy-spinning engines on 2 cores it starves and a round trip takes milliseconds). Request-response
+ *       only as the {@code flatMap} chain: the one-in-flight rows ({@code concatMap}, {@code block()}) would cost
+ *       the short mode about a minute at the soft provider's round trip, and the TCP rows already show what the
+ *       API adds.</li>
  *   <li>Floors: one thread per side, spinning (busy-poll) or blocked in read (blocking).</li>
  *   <li>Aeron IPC: ping and pong threads busy-spin, the driver (idle for IPC) backs off. Aeron UDP: the
  *       driver's thread and the ping and pong threads all have work on every message, three on two cores,
@@ -57,51 +60,52 @@ final class Plan
         systems.add(new SystemSpec("floor-busy", "TCP floor, busy-poll", "floors",
             "io.rivulet.bench.floors.FloorServer", "io.rivulet.bench.floors.FloorClient",
             List.of("--variant", "busy"), List.of("--variant", "busy"), List.of(),
-            "non-blocking SocketChannel, TCP_NODELAY, both sides busy-poll", false, false, 1, FLOOR_NO_FANOUT));
+            "non-blocking SocketChannel, TCP_NODELAY, both sides busy-poll", false, false, 1, 1, FLOOR_NO_FANOUT));
         systems.add(new SystemSpec("floor-blocking", "TCP floor, blocking", "floors",
             "io.rivulet.bench.floors.FloorServer", "io.rivulet.bench.floors.FloorClient",
             List.of("--variant", "blocking"), List.of("--variant", "blocking"), List.of(),
-            "java.net.Socket, TCP_NODELAY, both sides block in read", false, false, 1, FLOOR_NO_FANOUT));
+            "java.net.Socket, TCP_NODELAY, both sides block in read", false, false, 1, 1, FLOOR_NO_FANOUT));
         systems.add(new SystemSpec("rivulet-tcp-busy", "Rivulet TCP, busy-spin", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
-            rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks for replies", true, false, 3, null));
+            rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks for replies", true, false, 3, 3, null));
         systems.add(new SystemSpec("rivulet-tcp-invoker", "Rivulet TCP, INVOKER client", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "INVOKER"),
-            rivuletFlags, "client INVOKER (caller runs the engine's duty cycle), server SHARED busy-spin", true, false, 3, null));
+            rivuletFlags, "client INVOKER (caller runs the engine's duty cycle), server SHARED busy-spin", true, false, 3, 2, null));
         systems.add(new SystemSpec("rivulet-tcp-backoff", "Rivulet TCP, back-off", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             rivuletFlags, "SHARED threading, back-off idle (the default; both nodes), caller parks for replies",
-            true, false, 3, null));
+            true, false, 3, 3, null));
         systems.add(new SystemSpec("rivulet-rdma-inprocess", "Rivulet soft RDMA, in-process", "rivulet",
             null, "io.rivulet.bench.rivulet.RivuletClient",
             List.of(),
             List.of("--transport", "rdma", "--in-process", "true", "--threading", "SHARED", "--idle", "backoff",
-                "--wait", "park"),
-            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, null));
+                "--wait", "park", "--rr-apis", "flatMap"),
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, 1, null));
         systems.add(new SystemSpec("rivulet-rdma", "Rivulet soft RDMA, 2 processes", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
-            List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
-            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, null));
+            List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park",
+                "--rr-apis", "flatMap"),
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, 1, null));
         systems.add(new SystemSpec("rsocket", "RSocket TCP", "rsocket",
             "io.rivulet.bench.rsocket.RSocketServerMain", "io.rivulet.bench.rsocket.RSocketClientMain",
             List.of(), List.of("--wait", "park"), List.of(),
-            "Netty event loops (block in epoll), ZERO_COPY decoder, caller parks for replies", false, false, 1, RSOCKET_NO_FANOUT));
+            "Netty event loops (block in epoll), ZERO_COPY decoder, caller parks for replies", false, false, 1, 3, RSOCKET_NO_FANOUT));
         systems.add(new SystemSpec("aeron-ipc", "Aeron IPC", "aeron",
             null, "io.rivulet.bench.aeron.AeronClientMain",
             List.of(), List.of("--channel", "ipc", "--idle", "busy", "--driver-idle", "backoff"), aeronFlags,
-            "embedded driver (SHARED, back-off), ping and pong threads busy-spin", false, false, 1, null));
+            "embedded driver (SHARED, back-off), ping and pong threads busy-spin", false, false, 1, 1, null));
         systems.add(new SystemSpec("aeron-udp", "Aeron UDP", "aeron",
             "io.rivulet.bench.aeron.AeronServerMain", "io.rivulet.bench.aeron.AeronClientMain",
             List.of("--idle", "yield", "--driver-idle", "yield"),
             List.of("--channel", "udp", "--idle", "yield", "--driver-idle", "yield"), aeronFlags,
-            "one media driver (SHARED, yielding), ping and pong threads poll and yield", false, false, 1, null));
+            "one media driver (SHARED, yielding), ping and pong threads poll and yield", false, false, 1, 1, null));
         return systems;
     }
 }

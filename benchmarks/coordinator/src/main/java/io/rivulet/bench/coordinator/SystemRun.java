@@ -38,6 +38,9 @@ final class SystemRun
      *                  {@code histogram} then holds those of the paced run.
      * @param rate      fan-out: messages/s of the paced run, else 0.
      * @param pacedCount fan-out: messages of the paced run, else 0.
+     * @param warmupNs  how long the warm-up took (ping-pong, request-response), else 0.
+     * @param steady    ping-pong, request-response: whether the warm-up ended with a steady rate (false: it hit its
+     *                  time bound first); null for a warm-up by count (one-way, fan-out).
      */
     record Result(
         SystemRun run,
@@ -53,7 +56,9 @@ final class SystemRun
         String settings,
         Histogram loadHistogram,
         long rate,
-        long pacedCount)
+        long pacedCount,
+        long warmupNs,
+        Boolean steady)
     {
         /** @return the result a RESULT line of a client reports. */
         static Result parse(final SystemRun run, final Line line)
@@ -62,7 +67,8 @@ final class SystemRun
                 line.number("warmup"), line.number("count"), line.number("elapsedNs"), histogram(line, "hist"),
                 Integer.parseInt(line.get("window", "1")), Integer.parseInt(line.get("subscribers", "1")),
                 line.get("settings", ""), histogram(line, "loadHist"), Long.parseLong(line.get("rate", "0")),
-                Long.parseLong(line.get("pacedCount", "0")));
+                Long.parseLong(line.get("pacedCount", "0")), Long.parseLong(line.get("warmupNs", "0")),
+                line.get("steady") == null ? null : Boolean.valueOf(line.get("steady")));
         }
 
         private static Histogram histogram(final Line line, final String key)
@@ -87,11 +93,18 @@ final class SystemRun
             return perSecond() * size / (1024.0 * 1024.0);
         }
 
-        /** @return the row's name: the system, and the API when the system measures several. */
+        /** @return the row's name: the system, and the API when the system measures several for the workload. */
         String label()
         {
-            return run.spec.oneWayApis() > 1 && "oneway".equals(workload) ? run.spec.label() + " · " + api :
-                run.spec.label();
+            final boolean severalApis = "oneway".equals(workload) ? run.spec.oneWayApis() > 1 :
+                "reqresp".equals(workload) && run.spec.reqRespApis() > 1;
+            return severalApis ? run.spec.label() + " · " + api : run.spec.label();
+        }
+
+        /** @return whether the warm-up hit its time bound before the rate was steady. */
+        boolean unsteady()
+        {
+            return Boolean.FALSE.equals(steady);
         }
     }
 
@@ -152,7 +165,7 @@ final class SystemRun
             final Result median = sorted.get((sorted.size() - 1) / 2);
             merged.results.add(new Result(merged, median.workload, median.api, median.size, median.warmup,
                 median.count, median.elapsedNs, median.histogram, median.window, median.subscribers, median.settings,
-                median.loadHistogram, median.rate, median.pacedCount));
+                median.loadHistogram, median.rate, median.pacedCount, median.warmupNs, median.steady));
             merged.perSecondRuns.put(key, perSecond);
         });
         if (!merged.results.isEmpty())
@@ -201,11 +214,33 @@ final class SystemRun
         return info == null ? "?" : info.get("version", "?");
     }
 
+    /**
+     * @param workload the workload.
+     * @param api      the API, or null for the workload's first result of that size.
+     * @param size     payload bytes.
+     * @return the result, or null when this system has none.
+     */
     Result find(final String workload, final String api, final int size)
     {
         for (final Result result : results)
         {
             if (result.workload.equals(workload) && result.size == size && (api == null || result.api.equals(api)))
+            {
+                return result;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return the result of the workload and size with {@code window} requests in flight (request-response: each
+     * system's first such API), or null.
+     */
+    Result findInFlight(final String workload, final int window, final int size)
+    {
+        for (final Result result : results)
+        {
+            if (result.workload.equals(workload) && result.size == size && result.window == window)
             {
                 return result;
             }

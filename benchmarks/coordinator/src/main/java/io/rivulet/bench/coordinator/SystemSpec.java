@@ -17,6 +17,8 @@ import java.util.List;
  * @param rivulet       a Rivulet row (ratios are Rivulet against each peer).
  * @param needsRdma     needs the RDMA transport; skipped when it is not built.
  * @param oneWayApis    how many one-way rows each size gives (Rivulet measures three send APIs).
+ * @param reqRespApis   how many request-response rows each size gives (Rivulet and RSocket: flatMap, concatMap
+ *                      and block(), where the row allows them).
  * @param noFanOut      null when the fan-out 1→8 is measured; else why the system has no fan-out row.
  */
 record SystemSpec(
@@ -32,6 +34,7 @@ record SystemSpec(
     boolean rivulet,
     boolean needsRdma,
     int oneWayApis,
+    int reqRespApis,
     String noFanOut)
 {
     /** Every workload, in the order a client runs them for each size. */
@@ -57,7 +60,7 @@ record SystemSpec(
         int steps = 0;
         for (final String workload : workloads(selected))
         {
-            steps += "oneway".equals(workload) ? oneWayApis : 1;
+            steps += "oneway".equals(workload) ? oneWayApis : "reqresp".equals(workload) ? reqRespApis : 1;
         }
         return steps;
     }

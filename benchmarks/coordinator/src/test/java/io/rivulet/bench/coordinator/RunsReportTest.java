@@ -1,6 +1,8 @@
 package io.rivulet.bench.coordinator;
 
+import io.rivulet.bench.harness.Histograms;
 import io.rivulet.bench.harness.Line;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,8 +80,51 @@ class RunsReportTest
         final String results = Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8);
         assertThat(results).contains("- **Runs:** 3, interleaved").contains("| 125,000 (100,000..200,000) |");
         final String csv = Files.readString(out.resolve("results.csv"), StandardCharsets.UTF_8);
-        assertThat(csv.lines().findFirst().orElseThrow()).endsWith(",runs,ops_per_s_min,ops_per_s_max,spread_pct");
-        assertThat(csv).contains(",3,100000.0,200000.0,60.0\n");
+        assertThat(csv.lines().findFirst().orElseThrow())
+            .endsWith(",runs,ops_per_s_min,ops_per_s_max,spread_pct,warmup_ns,warmup_steady");
+        // One-way warms up by count: no warm-up time, no steadiness.
+        assertThat(csv).contains(",3,100000.0,200000.0,60.0,0,\n");
+    }
+
+    @Test
+    void shouldKeepTheMedianRunsWarmUpAndMarkItWhenItWasNotSteady(@TempDir final Path out) throws Exception
+    {
+        final SystemSpec spec = spec("rivulet-tcp-busy");
+        final SystemRun merged = SystemRun.merge(spec, List.of(reqResp(spec, 500_000_000L, true),
+            reqResp(spec, 800_000_000L, false), reqResp(spec, 1_000_000_000L, true)));
+
+        final SystemRun.Result median = merged.results.get(0);
+        assertThat(median.perSecond()).isEqualTo(125_000.0);
+        assertThat(median.unsteady()).isTrue();
+        assertThat(median.warmupNs()).isEqualTo(800_000_000L);
+        assertThat(median.label()).isEqualTo("Rivulet TCP, busy-spin · flatMap");
+        final Report report = new Report(new Machine(2, "test cpu", true, "1 GiB", "test os", "test jdk", "abc1234",
+            "0.1 0.1 0.1"), Counts.of("short"), List.of(32), "./rivulet-bench --runs 3",
+            ZonedDateTime.of(2026, 12, 2, 12, 0, 0, 0, ZoneOffset.UTC), 1_000_000_000L, List.of(merged), List.of(),
+            null, List.of("reqresp"), 3);
+
+        report.write(out, List.of(), null);
+
+        assertThat(Files.readString(out.resolve("summary.md"), StandardCharsets.UTF_8))
+            .contains("| Rivulet TCP, busy-spin · flatMap | 125,000 ±60% † |");
+        assertThat(Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8))
+            .contains("| flatMap | 64 | 32 B | 20,000 (0.8 s) † + 100,000 | 125,000 (100,000..200,000) |");
+        assertThat(Files.readString(out.resolve("results.csv"), StandardCharsets.UTF_8))
+            .contains(",3,100000.0,200000.0,60.0,800000000,false\n");
+    }
+
+    /** A request-response row whose warm-up took as long as the measured exchanges did. */
+    private static SystemRun reqResp(final SystemSpec spec, final long elapsedNs, final boolean steady)
+    {
+        final SystemRun run = new SystemRun(spec);
+        run.info = Line.of(Line.INFO, "version", "0.1.0-SNAPSHOT", "transport", "tcp", "topology", "test",
+            "settings", "test", "jvm", "test jvm");
+        final Histogram histogram = Histograms.newHistogram();
+        histogram.recordValue(10_000);
+        run.results.add(SystemRun.Result.parse(run, Line.of(Line.RESULT, "workload", "reqresp", "api", "flatMap",
+            "size", 32, "warmup", 20_000, "warmupNs", elapsedNs, "steady", steady, "count", 100_000, "window", 64,
+            "elapsedNs", elapsedNs, "hist", Histograms.encode(histogram))));
+        return run;
     }
 
     private static SystemRun run(final SystemSpec spec, final long elapsedNs, final String error)

@@ -210,13 +210,14 @@ public final class FloorClient implements BenchClient
     }
 
     @Override
-    public String pipelinedApi()
+    public List<String> pipelinedApis()
     {
-        return busy ? "write/read (spin)" : "write/read (blocking)";
+        return List.of(busy ? "write/read (spin)" : "write/read (blocking)");
     }
 
     @Override
-    public void pipelined(final long count, final int window, final Histogram latencyNs, final Progress progress)
+    public void pipelined(
+        final String api, final long count, final int window, final Histogram latencyNs, final Progress progress)
         throws Exception
     {
         final long[] sentAt = new long[window];

@@ -14,7 +14,8 @@ import java.util.List;
  *   <li>one-way: {@link #send} sends DATA messages as fast as the API allows, respecting its back-pressure;
  *       {@link #sync()} asks the receiver how many DATA messages it has counted (after all those sent
  *       before, since the path is ordered);</li>
- *   <li>request-response: {@link #pipelined} keeps {@code window} ECHO requests in flight;</li>
+ *   <li>request-response: {@link #pipelined} sends ECHO requests through each API of {@link #pipelinedApis()},
+ *       {@link #inFlight} of them in flight;</li>
  *   <li>fan-out: {@link #fanOut} has one publisher send FANOUT messages to {@code subscribers} subscribers,
  *       when the system has a fan-out ({@link #fanOutApi()} not null).</li>
  * </ul>
@@ -48,14 +49,28 @@ public interface BenchClient extends AutoCloseable
     /** @return the number of DATA messages the receiver has counted, after all those sent before. */
     long sync() throws Exception;
 
-    /** @return the API the request-response workload uses. */
-    String pipelinedApi();
+    /**
+     * @return the request-response APIs measured, each a row of its own, the first keeping {@code window} requests
+     * in flight (the one the report compares with every peer), e.g. "flatMap(64)", "concatMap", "block()".
+     */
+    List<String> pipelinedApis();
 
     /**
-     * Runs {@code count} request-response exchanges with {@code window} in flight, recording each one's
-     * latency (request sent to reply received) in nanoseconds.
+     * @param api    one of {@link #pipelinedApis()}.
+     * @param window the requests in flight the harness asks for.
+     * @return how many requests {@code api} keeps in flight: {@code window}, or 1 for an API that waits for each
+     * reply before it sends the next request (a blocking caller, a {@code concatMap} chain).
      */
-    void pipelined(long count, int window, Histogram latencyNs, Progress progress) throws Exception;
+    default int inFlight(final String api, final int window)
+    {
+        return window;
+    }
+
+    /**
+     * Runs {@code count} request-response exchanges through {@code api}, with {@link #inFlight} of them in
+     * flight, recording each one's latency (request sent to reply received) in nanoseconds.
+     */
+    void pipelined(String api, long count, int window, Histogram latencyNs, Progress progress) throws Exception;
 
     /** @return the API the fan-out uses, or null when the system has no fan-out (the default). */
     default String fanOutApi()

@@ -6,8 +6,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -23,7 +26,13 @@ import java.util.function.Supplier;
  *   --workloads pingpong,oneway,reqresp        what to run, in this order for each size (and fanout)
  *   --pp-warmup N --pp-count N                 ping-pong round trips
  *   --ow-warmup N --ow-count N                 one-way messages
- *   --rr-warmup N --rr-count N --window 64     request-response exchanges and how many in flight
+ *   --rr-warmup N --rr-count N --window 64     request-response exchanges and how many in flight (APIs that
+ *                                              wait for each reply get the ping-pong counts)
+ *   --rr-apis flatMap,concatMap,block()        only these request-response APIs (default: all the client has)
+ *   --warmup-seconds S --warmup-min-seconds S --warmup-window-ms MS --warmup-windows K --warmup-tolerance PCT
+ *                                              ping-pong and request-response warm up for at least their
+ *                                              warm-up count (and the first size of each API for at least the
+ *                                              shortest time), then until K windows agree within PCT %, at most S
  *   --fo-warmup N --fo-count N --subscribers 8 fan-out messages published flat out, and to how many subscribers
  *   --fo-rate N --fo-paced N --fo-paced-seconds S   then up to N messages/s (at most half the flat-out rate),
  *                                              for up to N messages or S seconds: latency below saturation
@@ -32,6 +41,10 @@ import java.util.function.Supplier;
 public final class ClientMain
 {
     private static final PrintStream OUT = System.out;
+    /** Round trips between two looks at the clock during a warm-up. */
+    private static final long PING_PONG_CHUNK = 100;
+    /** Where the progress of a warm-up chunk goes: the warm-up reports its own. */
+    private static final Progress NO_PROGRESS = new Progress();
 
     private ClientMain()
     {
@@ -102,9 +115,37 @@ public final class ClientMain
             description = "request-response measured exchanges (default ${DEFAULT-VALUE})")
         long rrCount;
 
+        @Option(names = "--rr-apis", paramLabel = "LIST", split = ",",
+            description = "only these of the client's request-response APIs (default: all it has, e.g. " +
+                "flatMap,concatMap,block())")
+        List<String> rrApis;
+
         @Option(names = "--window", paramLabel = "N", defaultValue = "64",
             description = "request-response exchanges in flight (default ${DEFAULT-VALUE})")
         int window;
+
+        @Option(names = "--warmup-seconds", paramLabel = "S", defaultValue = "4",
+            description = "ping-pong and request-response: longest warm-up of one API and size, in seconds " +
+                "(default ${DEFAULT-VALUE})")
+        long warmupSeconds;
+
+        @Option(names = "--warmup-min-seconds", paramLabel = "S", defaultValue = "3",
+            description = "ping-pong and request-response: shortest warm-up of an API at the first size (the JIT " +
+                "has compiled its path for the later ones) (default ${DEFAULT-VALUE})")
+        long warmupMinSeconds;
+
+        @Option(names = "--warmup-window-ms", paramLabel = "MS", defaultValue = "200",
+            description = "shortest warm-up window whose rate is compared, in ms (default ${DEFAULT-VALUE})")
+        long warmupWindowMs;
+
+        @Option(names = "--warmup-windows", paramLabel = "K", defaultValue = "3",
+            description = "consecutive warm-up windows that must agree (default ${DEFAULT-VALUE})")
+        int warmupWindows;
+
+        @Option(names = "--warmup-tolerance", paramLabel = "PCT", defaultValue = "5",
+            description = "how far, in percent of the fastest, those windows' rates may differ " +
+                "(default ${DEFAULT-VALUE})")
+        double warmupTolerance;
 
         @Option(names = "--fo-warmup", paramLabel = "N", defaultValue = "20000",
             description = "fan-out warm-up messages (default ${DEFAULT-VALUE})")
@@ -132,6 +173,8 @@ public final class ClientMain
         long foPacedSeconds;
 
         private final Supplier<BenchClient> client;
+        /** Workload and API pairs warmed up already in this JVM (the shortest warm-up time applies once). */
+        private final Set<String> warmed = new HashSet<>();
 
         Workloads(final Supplier<BenchClient> client)
         {
@@ -170,14 +213,13 @@ public final class ClientMain
                         switch (workload)
                         {
                             case "pingpong":
-                                pingPong(client, size, options.ppWarmup, options.ppCount, progress);
+                                pingPong(client, size, options, progress);
                                 break;
                             case "oneway":
                                 oneWay(client, size, options.owWarmup, options.owCount, progress);
                                 break;
                             case "reqresp":
-                                requestResponse(client, size, options.rrWarmup, options.rrCount, options.window,
-                                    progress);
+                                exitCode |= requestResponse(client, size, options, progress);
                                 break;
                             case "fanout":
                                 fanOut(client, size, options.foWarmup, options.foCount, options.subscribers,
@@ -208,18 +250,45 @@ public final class ClientMain
         return exitCode;
     }
 
+    /**
+     * @return the steady-rate warm-up the options describe, at least {@code minOperations} long, and at least
+     * {@code --warmup-min-seconds} the first time {@code workload} and {@code api} warm up in this JVM.
+     */
+    private static WarmUp warmUp(
+        final Workloads options, final String workload, final String api, final long minOperations, final long chunk)
+    {
+        final boolean first = options.warmed.add(workload + "|" + api);
+        return new WarmUp(minOperations, first ? TimeUnit.SECONDS.toNanos(options.warmupMinSeconds) : 0, chunk,
+            TimeUnit.MILLISECONDS.toNanos(options.warmupWindowMs),
+            options.warmupWindows, options.warmupTolerance / 100.0, TimeUnit.SECONDS.toNanos(options.warmupSeconds),
+            System::nanoTime);
+    }
+
+    /** Prints how a warm-up went (every window's rate), for the log: a row's stability can be checked there. */
+    private static void printWarmUp(
+        final String workload, final String api, final int size, final WarmUp.Outcome outcome)
+    {
+        Line.of(Line.WARMUP, "workload", workload, "api", api, "size", size, "operations", outcome.operations(),
+            "elapsedNs", outcome.elapsedNs(), "steady", outcome.steady(), "rates", outcome.ratesText()).print(OUT);
+    }
+
     private static void pingPong(
-        final BenchClient client, final int size, final long warmup, final long count, final Progress progress)
+        final BenchClient client, final int size, final Workloads options, final Progress progress)
         throws Exception
     {
         final String label = "pingpong " + size + " B " + client.pingPongApi();
-        progress.start(label + " warm-up", warmup);
-        for (long i = 0; i < warmup; i++)
+        progress.start(label + " warm-up", options.ppWarmup);
+        final WarmUp.Outcome warm = warmUp(options, "pingpong", client.pingPongApi(), options.ppWarmup,
+            PING_PONG_CHUNK).run(operations ->
         {
-            client.roundTrip();
-            progress.update(i + 1);
-        }
+            for (long i = 0; i < operations; i++)
+            {
+                client.roundTrip();
+            }
+        }, progress);
+        printWarmUp("pingpong", client.pingPongApi(), size, warm);
         System.gc();
+        final long count = options.ppCount;
         final Histogram histogram = Histograms.newHistogram();
         progress.start(label, count);
         final long startNs = System.nanoTime();
@@ -232,7 +301,8 @@ public final class ClientMain
             previousNs = nowNs;
             progress.update(i + 1);
         }
-        Line.of(Line.RESULT, "workload", "pingpong", "api", client.pingPongApi(), "size", size, "warmup", warmup,
+        Line.of(Line.RESULT, "workload", "pingpong", "api", client.pingPongApi(), "size", size,
+            "warmup", warm.operations(), "warmupNs", warm.elapsedNs(), "steady", warm.steady(),
             "count", count, "elapsedNs", previousNs - startNs, "hist", Histograms.encode(histogram)).print(OUT);
     }
 
@@ -284,29 +354,69 @@ public final class ClientMain
         return received;
     }
 
-    private static void requestResponse(
-        final BenchClient client,
-        final int size,
-        final long warmup,
-        final long count,
-        final int window,
-        final Progress progress) throws Exception
+    /**
+     * Request-response, once per API the client measures: those that keep {@code --window} requests in flight
+     * get the request-response counts; those that wait for each reply before the next request (a blocking
+     * caller, a {@code concatMap} chain) run at ping-pong rates and get the ping-pong counts. An API that fails
+     * gets an ERROR line of its own, and the next API still runs.
+     *
+     * @return 0 when every API ran, 1 when one failed.
+     */
+    private static int requestResponse(
+        final BenchClient client, final int size, final Workloads options, final Progress progress)
     {
-        final String label = "reqresp " + size + " B " + client.pipelinedApi();
-        progress.start(label + " warm-up", warmup);
-        client.pipelined(warmup, window, Histograms.newHistogram(), progress);
+        int exitCode = 0;
+        for (final String api : client.pipelinedApis())
+        {
+            if (options.rrApis != null && !options.rrApis.contains(api))
+            {
+                continue;
+            }
+            try
+            {
+                requestResponse(client, size, api, options, progress);
+            }
+            catch (final Exception ex)
+            {
+                exitCode = 1;
+                Line.of(Line.ERROR, "workload", "reqresp", "api", api, "size", size, "message", String.valueOf(ex))
+                    .print(OUT);
+                ex.printStackTrace();
+            }
+        }
+        return exitCode;
+    }
+
+    private static void requestResponse(
+        final BenchClient client, final int size, final String api, final Workloads options, final Progress progress)
+        throws Exception
+    {
+        final int inFlight = client.inFlight(api, options.window);
+        final long minWarmup = inFlight > 1 ? options.rrWarmup : options.ppWarmup;
+        final long count = inFlight > 1 ? options.rrCount : options.ppCount;
+        final String label = "reqresp " + size + " B " + api;
+        progress.start(label + " warm-up", minWarmup);
+        final Histogram ignored = Histograms.newHistogram();
+        final WarmUp.Outcome warm = warmUp(options, "reqresp", api, minWarmup,
+            inFlight > 1 ? inFlight * 16L : PING_PONG_CHUNK).run(operations ->
+            {
+                ignored.reset();
+                client.pipelined(api, operations, options.window, ignored, NO_PROGRESS);
+            }, progress);
+        printWarmUp("reqresp", api, size, warm);
         System.gc();
         final Histogram histogram = Histograms.newHistogram();
         progress.start(label, count);
         final long startNs = System.nanoTime();
-        client.pipelined(count, window, histogram, progress);
+        client.pipelined(api, count, options.window, histogram, progress);
         final long elapsedNs = System.nanoTime() - startNs;
         if (histogram.getTotalCount() != count)
         {
-            throw new IllegalStateException("recorded " + histogram.getTotalCount() + " replies of " + count);
+            throw new IllegalStateException(api + ": recorded " + histogram.getTotalCount() + " replies of " + count);
         }
-        Line.of(Line.RESULT, "workload", "reqresp", "api", client.pipelinedApi(), "size", size, "warmup", warmup,
-            "count", count, "window", window, "elapsedNs", elapsedNs, "hist", Histograms.encode(histogram))
+        Line.of(Line.RESULT, "workload", "reqresp", "api", api, "size", size,
+            "warmup", warm.operations(), "warmupNs", warm.elapsedNs(), "steady", warm.steady(),
+            "count", count, "window", inFlight, "elapsedNs", elapsedNs, "hist", Histograms.encode(histogram))
             .print(OUT);
     }
 

@@ -27,6 +27,8 @@ public final class Line
     public static final String RESULT = "RESULT";
     public static final String ERROR = "ERROR";
     public static final String DONE = "DONE";
+    /** How a warm-up went: its operations, time, whether it ended steady, and every window's rate. */
+    public static final String WARMUP = "WARMUP";
 
     private final String type;
     private final Map<String, String> fields;
@@ -59,6 +61,7 @@ public final class Line
             case RESULT:
             case ERROR:
             case DONE:
+            case WARMUP:
                 break;
             default:
                 return null;

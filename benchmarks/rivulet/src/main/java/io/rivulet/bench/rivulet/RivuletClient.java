@@ -21,16 +21,20 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
  * Rivulet's measuring side. Ping-pong and request-response use the Reactor API
- * ({@code Connection.requestResponse}); one-way throughput is measured three times: on the zero-copy
+ * ({@code Connection.requestResponse}): ping-pong waits for each reply with the harness's {@link ReplySlot} (the
+ * row's {@code --wait}); request-response is measured three ways, a {@code flatMap} chain, a {@code concatMap}
+ * chain and a blocking caller ({@link #pipelinedApis()}); one-way throughput is measured three times: on the zero-copy
  * {@code Connection.offer} path, on {@code Connection.fireAndForget(Message)}, and through the Flux API as
  * the inbound stream of one {@code Connection.requestChannel(Flux)}, whose demand crosses the wire as credits.
  *
@@ -49,6 +53,14 @@ public final class RivuletClient implements BenchClient
     private static final long PARK_NS = 50_000;
     /** Most fire-and-forget messages sent through the Reactor API before waiting for the receiver. */
     private static final int FLUX_WINDOW = 8192;
+    /** Request-response through a {@code flatMap} chain, {@code --window} in flight. */
+    private static final String FLAT_MAP = "flatMap";
+    /** Request-response through a {@code concatMap} chain: each request sent when the previous reply arrives. */
+    private static final String CONCAT_MAP = "concatMap";
+    /** Request-response from a caller that blocks for each reply. */
+    private static final String BLOCK = "block()";
+    /** Longest a blocking caller waits for one reply. */
+    private static final Duration BLOCK_TIMEOUT = Duration.ofNanos(Waits.TIMEOUT_NS);
     /** A fire-and-forget refused at subscription (it fails synchronously), read back by the sending loop. */
     private Throwable sendError;
     private final java.util.function.Consumer<Throwable> onSendError = error -> sendError = error;
@@ -418,28 +430,56 @@ public final class RivuletClient implements BenchClient
         return reply.data().getLong(Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN);
     }
 
+    /**
+     * Three ways users write request-response: a {@code flatMap} chain with {@code window} requests in flight, a
+     * {@code concatMap} chain (the next request sent from the reply's signal, one in flight), and a blocking
+     * caller ({@code Mono.block()} per request). Not {@code block()} in INVOKER mode: no engine thread would
+     * deliver the reply while the caller blocks; the application must run the duty cycle itself.
+     */
     @Override
-    public String pipelinedApi()
+    public List<String> pipelinedApis()
     {
-        return "requestResponse + flatMap";
+        return invoker ? List.of(FLAT_MAP, CONCAT_MAP) : List.of(FLAT_MAP, CONCAT_MAP, BLOCK);
     }
 
     @Override
-    public void pipelined(final long count, final int window, final Histogram latencyNs, final Progress progress)
+    public int inFlight(final String api, final int window)
+    {
+        return FLAT_MAP.equals(api) ? window : 1;
+    }
+
+    @Override
+    public void pipelined(
+        final String api, final long count, final int window, final Histogram latencyNs, final Progress progress)
         throws Exception
     {
-        final long[] received = new long[1];
-        await(Flux.range(0, Math.toIntExact(count))
-            .flatMap(i -> Mono.defer(() ->
+        if (BLOCK.equals(api))
+        {
+            for (long i = 0; i < count; i++)
             {
                 final long sentNs = System.nanoTime();
-                return connection.requestResponse(echo).doOnNext(reply ->
+                final Message reply = connection.requestResponse(echo).block(BLOCK_TIMEOUT);
+                Histograms.record(latencyNs, System.nanoTime() - sentNs);
+                if (reply == null || reply.dataLength() != size)
                 {
-                    Histograms.record(latencyNs, System.nanoTime() - sentNs);
-                    progress.update(++received[0]);
-                });
-            }), window, 1)
-            .then());
+                    throw new IllegalStateException("expected a " + size + "-byte echo, got " + reply);
+                }
+                progress.update(i + 1);
+            }
+            return;
+        }
+        final long[] received = new long[1];
+        final Flux<Integer> requests = Flux.range(0, Math.toIntExact(count));
+        final Function<Integer, Mono<Message>> exchange = i -> Mono.defer(() ->
+        {
+            final long sentNs = System.nanoTime();
+            return connection.requestResponse(echo).doOnNext(reply ->
+            {
+                Histograms.record(latencyNs, System.nanoTime() - sentNs);
+                progress.update(++received[0]);
+            });
+        });
+        await((FLAT_MAP.equals(api) ? requests.flatMap(exchange, window, 1) : requests.concatMap(exchange)).then());
     }
 
     @Override

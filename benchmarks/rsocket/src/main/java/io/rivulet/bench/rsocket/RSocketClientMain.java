@@ -26,15 +26,25 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Function;
 
 /**
- * RSocket's measuring side, written like {@code RivuletClient}: requestResponse for ping-pong and the
- * pipelined workload, fireAndForget for one-way (bounded by a SYNC every 8192 messages, because its Mono
+ * RSocket's measuring side, written like {@code RivuletClient}: requestResponse for ping-pong (waiting with the
+ * harness's {@code ReplySlot}) and for request-response, measured as a {@code flatMap} chain, a {@code concatMap}
+ * chain and a blocking caller; fireAndForget for one-way (bounded by a SYNC every 8192 messages, because its Mono
  * completes as soon as the frame is queued). Zero-copy payload decoding; replies released after use.
  */
 public final class RSocketClientMain implements BenchClient
 {
     private static final int FLUX_WINDOW = 8192;
+    /** Request-response through a {@code flatMap} chain, {@code --window} in flight. */
+    private static final String FLAT_MAP = "flatMap";
+    /** Request-response through a {@code concatMap} chain: each request sent when the previous reply arrives. */
+    private static final String CONCAT_MAP = "concatMap";
+    /** Request-response from a caller that blocks for each reply. */
+    private static final String BLOCK = "block()";
+    /** Longest a blocking caller waits for one reply. */
+    private static final Duration BLOCK_TIMEOUT = Duration.ofNanos(Waits.TIMEOUT_NS);
 
     private final String host;
     private final int port;
@@ -152,27 +162,57 @@ public final class RSocketClientMain implements BenchClient
         return value;
     }
 
+    /** The same three ways as Rivulet's client: a {@code flatMap} chain, a {@code concatMap} chain, {@code block()}. */
     @Override
-    public String pipelinedApi()
+    public List<String> pipelinedApis()
     {
-        return "requestResponse + flatMap";
+        return List.of(FLAT_MAP, CONCAT_MAP, BLOCK);
     }
 
     @Override
-    public void pipelined(final long count, final int window, final Histogram latencyNs, final Progress progress)
+    public int inFlight(final String api, final int window)
     {
-        final long[] received = new long[1];
-        Flux.range(0, Math.toIntExact(count))
-            .flatMap(i -> Mono.defer(() ->
+        return FLAT_MAP.equals(api) ? window : 1;
+    }
+
+    @Override
+    public void pipelined(
+        final String api, final long count, final int window, final Histogram latencyNs, final Progress progress)
+    {
+        if (BLOCK.equals(api))
+        {
+            for (long i = 0; i < count; i++)
             {
                 final long sentNs = System.nanoTime();
-                return rsocket.requestResponse(DefaultPayload.create(echo)).doOnNext(reply ->
+                final Payload reply = rsocket.requestResponse(DefaultPayload.create(echo)).block(BLOCK_TIMEOUT);
+                Histograms.record(latencyNs, System.nanoTime() - sentNs);
+                if (reply == null)
                 {
-                    reply.release();
-                    Histograms.record(latencyNs, System.nanoTime() - sentNs);
-                    progress.update(++received[0]);
-                });
-            }), window, 1)
+                    throw new IllegalStateException("no echo");
+                }
+                final int length = reply.sliceData().readableBytes();
+                reply.release();
+                if (length != size)
+                {
+                    throw new IllegalStateException("expected a " + size + "-byte echo, got " + length);
+                }
+                progress.update(i + 1);
+            }
+            return;
+        }
+        final long[] received = new long[1];
+        final Flux<Integer> requests = Flux.range(0, Math.toIntExact(count));
+        final Function<Integer, Mono<Payload>> exchange = i -> Mono.defer(() ->
+        {
+            final long sentNs = System.nanoTime();
+            return rsocket.requestResponse(DefaultPayload.create(echo)).doOnNext(reply ->
+            {
+                reply.release();
+                Histograms.record(latencyNs, System.nanoTime() - sentNs);
+                progress.update(++received[0]);
+            });
+        });
+        (FLAT_MAP.equals(api) ? requests.flatMap(exchange, window, 1) : requests.concatMap(exchange))
             .blockLast(Duration.ofNanos(Waits.TIMEOUT_NS + count * 1_000_000L));
     }
 

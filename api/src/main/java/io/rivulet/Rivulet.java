@@ -91,7 +91,8 @@ import static io.rivulet.ContextProperties.duration;
  * }</pre>
  *
  * <p>Thread-safe. In {@link ThreadingMode#INVOKER} mode nothing moves until the application calls
- * {@link #invoke()}, so do not {@code block()} on the invoking thread.
+ * {@link #invoke()}; {@code block()} on a request-response runs the duty cycle itself while it waits (not from inside
+ * the cycle, where it throws), while other blocking calls need another thread invoking.
  */
 public final class Rivulet implements AutoCloseable
 {

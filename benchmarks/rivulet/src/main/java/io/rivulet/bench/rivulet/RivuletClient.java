@@ -243,7 +243,7 @@ public final class RivuletClient implements BenchClient
                 }
                 else
                 {
-                    Thread.onSpinWait();
+                    awaitRoom(); // as offer: a spinning sender is a third spinning thread on 2 cores
                 }
             }
             if (invoker && (i & 63) == 63)
@@ -254,7 +254,14 @@ public final class RivuletClient implements BenchClient
             {
                 while (i + 1 - (sync() - base) > 2L * FLUX_WINDOW)
                 {
-                    Thread.onSpinWait();
+                    if (invoker)
+                    {
+                        node.invoke();
+                    }
+                    else
+                    {
+                        awaitRoom();
+                    }
                 }
             }
             progress.update(i + 1);
@@ -433,13 +440,12 @@ public final class RivuletClient implements BenchClient
     /**
      * Three ways users write request-response: a {@code flatMap} chain with {@code window} requests in flight, a
      * {@code concatMap} chain (the next request sent from the reply's signal, one in flight), and a blocking
-     * caller ({@code Mono.block()} per request). Not {@code block()} in INVOKER mode: no engine thread would
-     * deliver the reply while the caller blocks; the application must run the duty cycle itself.
+     * caller ({@code Mono.block()} per request; on an INVOKER node its wait runs the engine's duty cycle).
      */
     @Override
     public List<String> pipelinedApis()
     {
-        return invoker ? List.of(FLAT_MAP, CONCAT_MAP) : List.of(FLAT_MAP, CONCAT_MAP, BLOCK);
+        return List.of(FLAT_MAP, CONCAT_MAP, BLOCK);
     }
 
     @Override

@@ -640,9 +640,8 @@ public final class Rivulet implements AutoCloseable
     public static final class Context
     {
         private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Rivulet.class);
-        /** The default reply wait's spins and yields before it parks (issue 16: measured in the README's row). */
+        /** The default reply wait's looks at the reply before it parks (issue 16). */
         private static final int REPLY_WAIT_SPINS = 200;
-        private static final int REPLY_WAIT_YIELDS = 20;
         /** Numbers default node names in this process. */
         private static final AtomicInteger NODE_NUMBERS = new AtomicInteger();
 
@@ -650,7 +649,7 @@ public final class Rivulet implements AutoCloseable
         private ThreadingMode threadingMode = threadingModeProperty();
         private String idleStrategyName = System.getProperty("rivulet.idleStrategy", "backoff");
         private IdleStrategy idleStrategy;
-        private String replyIdleStrategyName = System.getProperty("rivulet.replyIdleStrategy", "backoff");
+        private String replyIdleStrategyName = System.getProperty("rivulet.replyIdleStrategy", "park");
         private Supplier<IdleStrategy> replyIdleStrategies;
         private int maxFrameLength = size("rivulet.maxFrameLength", 16 * 1024);
         private int maxMessageLength = size("rivulet.maxMessageLength", 16 * 1024 * 1024);
@@ -757,10 +756,11 @@ public final class Rivulet implements AutoCloseable
 
         /**
          * How an application thread waits in {@code block()} on a request-response's {@code Mono}
-         * ({@code rivulet.replyIdleStrategy}): {@code backoff} (default: spins, yields, then parks until the engine
-         * wakes it), {@code park} (parks at once, as Reactor's own {@code block()} does), {@code busy} (spins: the
-         * lowest latency, for a thread with a core of its own) or {@code yield}. In {@code INVOKER} mode the waiting
-         * thread also runs the engine's duty cycle between looks, unless another thread is running it.
+         * ({@code rivulet.replyIdleStrategy}): {@code park} (default: parks until the engine wakes it with the reply,
+         * as Reactor's own {@code block()} does), {@code backoff} (looks 200 times, then parks so), {@code busy}
+         * (spins: no park and no unpark, the lowest latency for a thread with a core of its own) or {@code yield}.
+         * In {@code INVOKER} mode the waiting thread also runs the engine's duty cycle between looks, unless another
+         * thread is running it.
          */
         public Context replyIdleStrategy(final String name)
         {
@@ -1566,9 +1566,8 @@ public final class Rivulet implements AutoCloseable
             switch (name.trim().toLowerCase(java.util.Locale.ROOT))
             {
                 case "backoff":
-                    // Spin through a typical loopback round trip, then yield, then park until the reply wakes it.
-                    return () -> new BackoffIdleStrategy(REPLY_WAIT_SPINS, REPLY_WAIT_YIELDS,
-                        TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+                    // Spin a little (a reply already on its way), then park until the reply wakes it.
+                    return () -> new ReplyWait.SpinThenParkIdleStrategy(REPLY_WAIT_SPINS);
                 case "park":
                     return () -> ReplyWait.PARK_STRATEGY;
                 case "busy":

@@ -220,7 +220,7 @@ class ContextConfigurationErrorsTest
             .startsWith("Rivulet.Context{transport=")
             .contains("threadingMode=SHARED", "maxFrameLength=20k", "keepaliveInterval=250ms",
                 "keepaliveTimeout=5s", "outboundRingLength=256k", "idleTimeout=300s", "nodeName=orders",
-                "authToken=(set)", "engineFailure=close", "replyIdleStrategy=backoff")
+                "authToken=(set)", "engineFailure=close", "replyIdleStrategy=park")
             .doesNotContain("s3cret");
     }
 }

@@ -137,8 +137,8 @@ final class Report
             .append(counts.window()).append(" requests in flight (`Flux.range(..).flatMap(i -> requestResponse(..), ")
             .append(counts.window()).append(")`), a `concatMap` chain (the next request sent from the previous " +
                 "reply's signal) and a blocking caller (`requestResponse(..).block()` per request); the last two have " +
-                "one request in flight and get the ping-pong counts. Rivulet's INVOKER row has no `block()` row: with " +
-                "no engine thread, nothing would deliver the reply while the caller blocks. The floors and Aeron keep ")
+                "one request in flight and get the ping-pong counts. On Rivulet's INVOKER row, `block()` runs the node's " +
+                "duty cycle while it waits. The floors and Aeron keep ")
             .append(counts.window()).append(" in flight with their own loops. Latency is per request, from send to " +
                 "reply (with ").append(counts.window()).append(" in flight it includes their queueing), µs.\n\n");
         md.append("| system | version | settings | API | in flight | size | warm-up + measured | requests/s | p50 | p99 | " +

@@ -13,7 +13,7 @@ import java.util.Locale;
  * the rates of
  * {@code warmupWindows} consecutive windows of at least {@code warmupWindowMs} agree within
  * {@code warmupTolerancePct} (the harness's {@code WarmUp}), for at most {@code warmupSeconds} per API and size;
- * one-way and fan-out warm up by count. Request-response APIs with one request in flight ({@code concatMap},
+ * fan-out warms up the same way in steps of 5,000 messages; one-way warms up by count. Request-response APIs with one request in flight ({@code concatMap},
  * {@code block()}) run at ping-pong rates and get the ping-pong counts.
  *
  * @param mode      short or full.
@@ -99,10 +99,10 @@ record Counts(
             .format(warmupTolerancePct);
         return String.format(Locale.ROOT, "ping-pong at least %,d warm-up + %,d measured round trips (one in flight); " +
             "request-response at least %,d warm-up + %,d measured exchanges with %d in flight (flatMap), or the " +
-            "ping-pong counts with one in flight (concatMap, block()); ping-pong and request-response warm up (the " +
+            "ping-pong counts with one in flight (concatMap, block()); ping-pong, request-response and fan-out warm up (the " +
             "first size of each API at least %d s) until %d consecutive windows of %d ms agree within %s%%, for at " +
             "most %d s per API and size (a row marked † hit that bound first); one-way %,d warm-up + %,d measured " +
-            "messages; fan-out %,d warm-up + %,d measured messages flat out, then up to %,d (or %d s) paced at %,d " +
+            "messages; fan-out at least %,d warm-up + %,d measured messages flat out, then up to %,d (or %d s) paced at %,d " +
             "messages/s or half the flat-out rate if lower, each to %d subscribers", ppWarmup, ppCount, rrWarmup,
             rrCount, window, warmupMinSeconds, warmupWindows, warmupWindowMs, tolerance, warmupSeconds, owWarmup,
             owCount, foWarmup, foCount, foPaced, foPacedSeconds, foRate, subscribers);

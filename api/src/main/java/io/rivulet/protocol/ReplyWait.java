@@ -63,18 +63,6 @@ public final class ReplyWait
         this.dutyCycle = dutyCycle;
     }
 
-    /** @return a copy that runs an INVOKER node's duty cycle while it waits. */
-    public ReplyWait withDutyCycle(final DutyCycle dutyCycle)
-    {
-        return new ReplyWait(idleStrategies::get, dutyCycle);
-    }
-
-    /** @return true when waiters may park, so that the engine unparks them. */
-    public boolean mayPark()
-    {
-        return mayPark;
-    }
-
     /**
      * Subscribes to the reply and waits for it on this thread.
      *
@@ -98,9 +86,9 @@ public final class ReplyWait
         final Throwable error = waiter.error;
         if (error != null)
         {
-            final RuntimeException thrown = Exceptions.propagate(error);
-            thrown.addSuppressed(new Exception("#block terminated with an error"));
-            throw thrown;
+            // Thrown as it is, without a suppressed marker: a connection's close cause is one instance that every
+            // request on it ends with, and would collect one per call.
+            throw Exceptions.propagate(error);
         }
         return waiter.value;
     }

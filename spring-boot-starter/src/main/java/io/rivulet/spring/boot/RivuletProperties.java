@@ -32,6 +32,9 @@ public class RivuletProperties
     /** How idle engine threads wait: backoff (default), busy, yield, sleep or noop. */
     private String idleStrategy;
 
+    /** How block() on a request-response waits: park (default), backoff, busy or yield. */
+    private String replyIdleStrategy;
+
     /** Longest frame on the wire; larger messages are fragmented. Default 16k. Bytes, 64k, 16m, 1g or 64KB. */
     private String maxFrameLength;
 
@@ -178,6 +181,16 @@ public class RivuletProperties
     public void setIdleStrategy(final String idleStrategy)
     {
         this.idleStrategy = idleStrategy;
+    }
+
+    public String getReplyIdleStrategy()
+    {
+        return replyIdleStrategy;
+    }
+
+    public void setReplyIdleStrategy(final String replyIdleStrategy)
+    {
+        this.replyIdleStrategy = replyIdleStrategy;
     }
 
     public String getMaxFrameLength()

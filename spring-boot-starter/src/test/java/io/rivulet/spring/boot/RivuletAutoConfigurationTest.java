@@ -42,6 +42,7 @@ class RivuletAutoConfigurationTest
             "rivulet.node-name=bound",
             "rivulet.threading-mode=dedicated",
             "rivulet.idle-strategy=yield",
+            "rivulet.reply-idle-strategy=busy",
             "rivulet.max-frame-length=32KB",
             "rivulet.outbound-ring-length=512KB",
             "rivulet.max-message-length=4MB",
@@ -60,6 +61,8 @@ class RivuletAutoConfigurationTest
                 assertThat(bound.nodeName()).isEqualTo("bound");
                 assertThat(bound.threadingMode()).isEqualTo(ThreadingMode.DEDICATED);
                 assertThat(bound.idleStrategy()).isInstanceOf(org.agrona.concurrent.YieldingIdleStrategy.class);
+                assertThat(bound.replyIdleStrategy().get())
+                    .isInstanceOf(org.agrona.concurrent.BusySpinIdleStrategy.class);
                 assertThat(bound.maxFrameLength()).isEqualTo(32 * 1024);
                 assertThat(bound.outboundRingLength()).isEqualTo(512 * 1024);
                 assertThat(bound.maxMessageLength()).isEqualTo(4 * 1024 * 1024);

@@ -550,11 +550,9 @@ public final class ProtocolConnection implements ConnectionOutput
             stream.terminate(close.closedError()); // only this thread knows the stream
             return;
         }
-        final int id = streams.allocateOwn(settings.maxPendingRequests());
+        final int id = ownStreamId(stream);
         if (id == 0)
         {
-            counters.onLimitRejection();
-            stream.terminate(tooManyRequests());
             return;
         }
         stream.prepareDirectOpening(id);
@@ -606,10 +604,21 @@ public final class ProtocolConnection implements ConnectionOutput
         return adopted;
     }
 
-    private LimitExceededException tooManyRequests()
+    /**
+     * Any thread: an id for one of this side's requests, or 0 when {@code maxPendingRequests} are open already; the
+     * stream is then ended with the refusal (only its opener knows it yet).
+     */
+    private int ownStreamId(final ProtocolStream stream)
     {
-        return new LimitExceededException("request to " + remoteAddress + " refused: " +
-            settings.maxPendingRequests() + " requests already open on this connection (rivulet.maxPendingRequests)");
+        final int id = streams.allocateOwn(settings.maxPendingRequests());
+        if (id == 0)
+        {
+            counters.onLimitRejection();
+            stream.terminate(new LimitExceededException("request to " + remoteAddress + " refused: " +
+                settings.maxPendingRequests() +
+                " requests already open on this connection (rivulet.maxPendingRequests)"));
+        }
+        return id;
     }
 
     void removeStream(final ProtocolStream stream)
@@ -646,11 +655,9 @@ public final class ProtocolConnection implements ConnectionOutput
             }
             return;
         }
-        final int id = streams.allocateOwn(settings.maxPendingRequests());
+        final int id = ownStreamId(stream);
         if (id == 0)
         {
-            counters.onLimitRejection();
-            stream.terminate(tooManyRequests());
             return;
         }
         streams.put(id, stream);

@@ -268,12 +268,6 @@ final class ProtocolStream
     {
         switch (kind)
         {
-            case REQUESTER_RESPONSE:
-                open = true;
-                requestSentNs = System.nanoTime();
-                writer.sendMessage(FrameType.REQUEST_RESPONSE, 0, FrameFlags.NEXT, request);
-                break;
-
             case REQUESTER_STREAM:
                 open = true;
                 writer.sendMessage(FrameType.REQUEST_STREAM, inbound.takeCreditsToGrant(), FrameFlags.NEXT, request);

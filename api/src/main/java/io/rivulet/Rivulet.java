@@ -532,6 +532,23 @@ public final class Rivulet implements AutoCloseable
         }
     }
 
+    /**
+     * Runs on the invoker under the lock that waiting callers take, so that a thread blocking on a reply never runs a
+     * cycle beside it (reentrant: close() from inside a cycle still runs).
+     */
+    private void invokeLocked(final Runnable action)
+    {
+        invokeLock.lock();
+        try
+        {
+            action.run();
+        }
+        finally
+        {
+            invokeLock.unlock();
+        }
+    }
+
     /** A thread blocking on a reply runs a duty cycle, unless another thread is running one. */
     private int invokeForWaiter()
     {
@@ -611,7 +628,7 @@ public final class Rivulet implements AutoCloseable
         {
             if (invoker != null)
             {
-                invoker.invoke();
+                invokeLocked(invoker::invoke);
             }
             else
             {
@@ -620,7 +637,7 @@ public final class Rivulet implements AutoCloseable
         }
         if (invoker != null)
         {
-            invoker.close();
+            invokeLocked(invoker::close);
         }
         // The sender's thread first (DEDICATED): the conductor's onClose closes links and the transport, which must
         // not happen under a send.

@@ -20,12 +20,13 @@ import java.util.function.Supplier;
  * How an application thread waits in {@code block()} for the reply of a request-response
  * ({@code rivulet.replyIdleStrategy}), as Aeron's callers wait in {@code poll} with an {@link IdleStrategy} of their
  * choice instead of always parking (issue 16). Between looks at the reply the thread runs the idle strategy; in
- * {@code INVOKER} mode it first runs the engine's duty cycle, when no other thread is running it, so that a caller
- * that drives its own node can block without a second thread.
+ * {@code INVOKER} mode it runs the engine's duty cycle instead (when no other thread is running it) and polls without
+ * parking, since no engine thread would wake it, so that a caller that drives its own node can block without a second
+ * thread.
  *
  * <p>Only a strategy that may park costs the engine anything: the engine then unparks the waiter when the reply
- * arrives (a waiter that is still spinning or yielding is not parked, and the unpark only leaves it a permit). A
- * strategy that never parks (busy spin, yield) costs the engine one volatile write.
+ * arrives (a waiter that is still spinning is not parked, and the unpark only leaves it a permit). A strategy that
+ * never parks (busy spin, yield) costs the engine one volatile write.
  *
  * <p>Idle strategies keep state, so each thread has its own, made by the supplier on its first wait.
  */
@@ -101,26 +102,22 @@ public final class ReplyWait
         int looks = 0;
         while (!waiter.done)
         {
-            final int work = dutyCycle == null ? 0 : dutyCycle.tryInvoke();
-            if (waiter.done)
-            {
-                return;
-            }
             if (dutyCycle != null)
             {
                 // The waiter runs the engine and reads the reply itself: it polls, as the engine would when busy,
                 // and does not park (a park woke tens of µs late: 8,700 block() calls/s against 71,000 through a
                 // concatMap chain on an INVOKER node, issue 16).
+                dutyCycle.tryInvoke();
                 Thread.onSpinWait();
             }
             else if (idle instanceof SpinThenParkIdleStrategy)
             {
-                ((SpinThenParkIdleStrategy)idle).idle(work, timeout == null ? Long.MAX_VALUE :
+                ((SpinThenParkIdleStrategy)idle).idle(0, timeout == null ? Long.MAX_VALUE :
                     deadlineNs - System.nanoTime());
             }
             else
             {
-                idle.idle(work);
+                idle.idle();
             }
             if (Thread.interrupted())
             {

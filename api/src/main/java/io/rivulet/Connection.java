@@ -120,6 +120,42 @@ public interface Connection extends AutoCloseable
      */
     long tryClaim(int length, MessageClaim claim);
 
+    /**
+     * {@link #offer(DirectBuffer, int, int)}, waiting up to {@code timeout} for room when the outbound ring is full,
+     * as {@code BlockingQueue.offer(e, timeout, unit)} does. The calling thread waits as {@code block()} waits for a
+     * reply ({@code rivulet.replyIdleStrategy}): by default it parks, and the engine wakes it as soon as it has sent
+     * part of the ring, so a back-pressured producer neither spins beside the engine nor sleeps by time while the
+     * ring stands empty. In {@code INVOKER} mode it runs the node's duty cycle while it waits. No allocation.
+     *
+     * @param buffer  holding the data.
+     * @param offset  of the data.
+     * @param length  of the data, at most {@link #maxOfferLength()}.
+     * @param timeout how long to wait for room at most; zero tries once, as {@link #offer(DirectBuffer, int, int)}.
+     * @return a positive value when queued, {@link #CLOSED} when the connection is closed (also while waiting), or
+     *         {@link #BACK_PRESSURED} when the ring was still full at the timeout.
+     * @throws IllegalArgumentException when length exceeds {@link #maxOfferLength()} or the timeout is negative.
+     * @throws IllegalStateException    in {@code INVOKER} mode, when called from inside the node's duty cycle.
+     * @throws RuntimeException         wrapping an {@link InterruptedException} when the waiting thread is interrupted
+     *                                  ({@code reactor.core.Exceptions.unwrap} gives it back), as {@code block()}.
+     */
+    long offer(DirectBuffer buffer, int offset, int length, java.time.Duration timeout);
+
+    /**
+     * {@link #tryClaim(int, MessageClaim)}, waiting up to {@code timeout} for room when the outbound ring is full, as
+     * {@link #offer(DirectBuffer, int, int, java.time.Duration)} does.
+     *
+     * @param length  of the message, at most {@link #maxOfferLength()}.
+     * @param claim   to point at the claimed room; not holding a message.
+     * @param timeout how long to wait for room at most; zero tries once.
+     * @return a positive value when claimed, {@link #CLOSED} or {@link #BACK_PRESSURED} (the claim is then left
+     *         unset).
+     * @throws IllegalArgumentException when length is negative or exceeds {@link #maxOfferLength()}, or the timeout
+     *                                  is negative.
+     * @throws IllegalStateException    when the claim still holds a message, or in {@code INVOKER} mode when called
+     *                                  from inside the node's duty cycle.
+     */
+    long tryClaim(int length, MessageClaim claim, java.time.Duration timeout);
+
     /** @return the longest message {@link #offer} and {@link #tryClaim} accept (one frame). */
     int maxOfferLength();
 

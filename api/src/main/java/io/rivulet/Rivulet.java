@@ -554,8 +554,9 @@ public final class Rivulet implements AutoCloseable
     {
         if (invokeLock.isHeldByCurrentThread())
         {
-            throw new IllegalStateException("block() inside the engine's duty cycle would never return: the reply " +
-                "is read by this cycle; subscribe instead");
+            throw new IllegalStateException("block(), or offer/tryClaim with a timeout, inside the engine's duty " +
+                "cycle would never return: the reply or the room waited for comes from this cycle; subscribe, or " +
+                "offer without a timeout, instead");
         }
         if (!invokeLock.tryLock())
         {

@@ -113,10 +113,18 @@ public final class Sender implements Agent
         connectionFrames = 0;
         connectionBytes = 0;
         connectionMessages = 0;
-        final int frames = connection.outbound().ring().controlledRead(frameHandler, FRAMES_PER_CONNECTION);
+        final ManyToOneRingBuffer ring = connection.outbound().ring();
+        final long consumedBefore = ring.consumerPosition();
+        final int frames = ring.controlledRead(frameHandler, FRAMES_PER_CONNECTION);
         if (connectionFrames > 0)
         {
             connection.onFramesSent(connectionFrames, connectionBytes, connectionMessages);
+        }
+        // Producers waiting for room are woken once a quarter of the ring is free, not after every pass: each wake-up
+        // is an unpark on this thread, and a producer woken for a few frames' room fills it and waits again.
+        if (ring.consumerPosition() != consumedBefore && ring.size() <= ring.capacity() - (ring.capacity() >> 2))
+        {
+            connection.outbound().onRoomMade();
         }
         try
         {

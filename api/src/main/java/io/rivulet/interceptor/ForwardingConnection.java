@@ -90,6 +90,18 @@ public abstract class ForwardingConnection implements Connection
     }
 
     @Override
+    public long offer(final DirectBuffer buffer, final int offset, final int length, final java.time.Duration timeout)
+    {
+        return delegate.offer(buffer, offset, length, timeout);
+    }
+
+    @Override
+    public long tryClaim(final int length, final MessageClaim claim, final java.time.Duration timeout)
+    {
+        return delegate.tryClaim(length, claim, timeout);
+    }
+
+    @Override
     public int maxOfferLength()
     {
         return delegate.maxOfferLength();

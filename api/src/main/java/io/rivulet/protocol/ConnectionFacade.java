@@ -25,6 +25,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 
+import java.time.Duration;
 import java.util.concurrent.Executor;
 
 /**
@@ -34,6 +35,9 @@ import java.util.concurrent.Executor;
  */
 final class ConnectionFacade implements Connection
 {
+    /** Waits longer than this (about 146 years) are this long: a deadline in nanoseconds must not overflow. */
+    private static final Duration MAX_WAIT = Duration.ofNanos(Long.MAX_VALUE / 2);
+
     private final ProtocolConnection connection;
     private final Outbound outbound;
     private final ProtocolSettings settings;
@@ -234,6 +238,61 @@ final class ConnectionFacade implements Connection
             return CLOSED;
         }
         return outbound.tryClaimFireAndForget(length, claim) ? length + 1L : BACK_PRESSURED;
+    }
+
+    @Override
+    public long offer(final DirectBuffer buffer, final int offset, final int length, final Duration timeout)
+    {
+        return waitForRoom(buffer, offset, length, null, timeout);
+    }
+
+    @Override
+    public long tryClaim(final int length, final MessageClaim claim, final Duration timeout)
+    {
+        return waitForRoom(null, 0, length, java.util.Objects.requireNonNull(claim, "claim"), timeout);
+    }
+
+    /**
+     * Offers (claim null) or claims, and while the ring is full waits for room as the node's {@link ReplyWait} says,
+     * woken by the sender (Outbound's RoomWaiters); allocates nothing.
+     */
+    private long waitForRoom(
+        final DirectBuffer buffer, final int offset, final int length, final MessageClaim claim, final Duration timeout)
+    {
+        final long result = claim == null ? offer(buffer, offset, length) : tryClaim(length, claim);
+        if (result != BACK_PRESSURED || timeout.isZero())
+        {
+            return result;
+        }
+        final long deadlineNs = deadline(timeout);
+        final ReplyWait wait = replyWait;
+        final RoomWaiters waiters = outbound.roomWaiters();
+        final int slot = wait.enterRoomWait(waiters);
+        try
+        {
+            long retry;
+            do
+            {
+                retry = claim == null ? offer(buffer, offset, length) : tryClaim(length, claim);
+            }
+            while (retry == BACK_PRESSURED && wait.awaitRoom(slot, deadlineNs));
+            return retry;
+        }
+        finally
+        {
+            wait.leaveRoomWait(waiters, slot);
+        }
+    }
+
+    private static long deadline(final Duration timeout)
+    {
+        if (timeout.isNegative())
+        {
+            throw new IllegalArgumentException("negative timeout: " + timeout);
+        }
+        final long now = System.nanoTime();
+        final long nanos = timeout.compareTo(MAX_WAIT) >= 0 ? MAX_WAIT.toNanos() : timeout.toNanos();
+        return now + nanos;
     }
 
     @Override

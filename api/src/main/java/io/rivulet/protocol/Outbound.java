@@ -81,6 +81,8 @@ public final class Outbound
     private long blockedSinceNs;
     /** Conductor: claims taken back (tests and diagnostics). */
     private long claimsTakenBack;
+    /** Application threads parked until the ring has room ({@code offer} and {@code tryClaim} with a timeout). */
+    private final RoomWaiters roomWaiters = new RoomWaiters();
 
     /**
      * An outbound side with its full ring at once (a client, tests) and no memory budget.
@@ -184,6 +186,21 @@ public final class Outbound
     public void close()
     {
         closed = true;
+        roomWaiters.wake(); // a thread waiting for room sees the close
+    }
+
+    /**
+     * Sender, after it took frames out of the ring and left a quarter of it free: wakes the application threads
+     * waiting for room, if any (a fence and a volatile read when none waits).
+     */
+    public void onRoomMade()
+    {
+        roomWaiters.wake();
+    }
+
+    RoomWaiters roomWaiters()
+    {
+        return roomWaiters;
     }
 
     /**

@@ -28,6 +28,9 @@ import java.util.function.Supplier;
  * arrives (a waiter that is still spinning is not parked, and the unpark only leaves it a permit). A strategy that
  * never parks (busy spin, yield) costs the engine one volatile write.
  *
+ * <p>The same waits serve a producer waiting for room in a connection's outbound ring ({@code offer} and
+ * {@code tryClaim} with a timeout): there the sender wakes a parked waiter ({@link RoomWaiters}).
+ *
  * <p>Idle strategies keep state, so each thread has its own, made by the supplier on its first wait.
  */
 public final class ReplyWait
@@ -46,6 +49,11 @@ public final class ReplyWait
     public static final IdleStrategy PARK_STRATEGY = new SpinThenParkIdleStrategy(0);
     /** Waits with {@link #PARK_STRATEGY}. */
     public static final ReplyWait PARK = new ReplyWait(() -> PARK_STRATEGY, null);
+
+    /** The longest park of a room wait with a slot: the sender's wake-up or the close's ends it sooner. */
+    private static final long MAX_ROOM_PARK_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The park of a room wait without a slot, which only time ends. */
+    private static final long ROOM_POLL_NS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final ThreadLocal<IdleStrategy> idleStrategies;
     private final boolean mayPark;
@@ -131,6 +139,58 @@ public final class ReplyWait
                 throw new IllegalStateException("Timeout on blocking read for " + timeout.toNanos() + " NANOSECONDS");
             }
         }
+    }
+
+    /**
+     * Starts a wait for room in a connection's outbound ring ({@code offer} and {@code tryClaim} with a timeout), to
+     * be followed by one more try of the ring, then {@link #awaitRoom} and the next try, and ended by
+     * {@link #leaveRoomWait}. A thread that may park takes a slot the sender wakes; the other waits need none.
+     *
+     * @return the slot to pass on.
+     */
+    int enterRoomWait(final RoomWaiters waiters)
+    {
+        return mayPark && dutyCycle == null ? waiters.enter(Thread.currentThread()) : RoomWaiters.NO_SLOT;
+    }
+
+    /**
+     * Waits a little for room, the ring having been full at the last try: until the sender wakes this thread (or an
+     * INVOKER node's duty cycle has run once, or the idle strategy has idled once).
+     *
+     * @return false when the deadline has passed.
+     */
+    boolean awaitRoom(final int slot, final long deadlineNs)
+    {
+        final long remainingNs = deadlineNs - System.nanoTime();
+        if (remainingNs <= 0)
+        {
+            return false;
+        }
+        if (dutyCycle != null)
+        {
+            dutyCycle.tryInvoke();
+            Thread.onSpinWait();
+        }
+        else if (mayPark)
+        {
+            // With a slot the sender's wake-up ends the park; without one (every slot taken) only time does.
+            LockSupport.parkNanos(Math.min(remainingNs, slot == RoomWaiters.NO_SLOT ? ROOM_POLL_NS : MAX_ROOM_PARK_NS));
+        }
+        else
+        {
+            idleStrategies.get().idle();
+        }
+        if (Thread.interrupted())
+        {
+            throw Exceptions.propagate(new InterruptedException());
+        }
+        return true;
+    }
+
+    /** Ends a wait {@link #enterRoomWait} started. */
+    void leaveRoomWait(final RoomWaiters waiters, final int slot)
+    {
+        waiters.leave(slot);
     }
 
     @Override

@@ -148,6 +148,19 @@ class InterceptorsTest
         }
 
         @Override
+        public long offer(final org.agrona.DirectBuffer buffer, final int offset, final int length,
+            final java.time.Duration timeout)
+        {
+            return CLOSED;
+        }
+
+        @Override
+        public long tryClaim(final int length, final io.rivulet.MessageClaim claim, final java.time.Duration timeout)
+        {
+            return CLOSED;
+        }
+
+        @Override
         public int maxOfferLength()
         {
             return 0;

@@ -160,6 +160,18 @@ public final class EngineSideConnection implements Connection
     }
 
     @Override
+    public long offer(final DirectBuffer buffer, final int offset, final int length, final java.time.Duration timeout)
+    {
+        return api.offer(buffer, offset, length, timeout);
+    }
+
+    @Override
+    public long tryClaim(final int length, final MessageClaim claim, final java.time.Duration timeout)
+    {
+        return api.tryClaim(length, claim, timeout);
+    }
+
+    @Override
     public int maxOfferLength()
     {
         return api.maxOfferLength();

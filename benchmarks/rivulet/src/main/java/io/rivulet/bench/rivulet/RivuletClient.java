@@ -51,6 +51,8 @@ public final class RivuletClient implements BenchClient
 {
     /** Longest park between looks at a long exchange or a full outbound ring; nothing unparks for these. */
     private static final long PARK_NS = 50_000;
+    /** How long one {@code offer(.., timeout)} waits for room before the loop checks its own deadline. */
+    private static final java.time.Duration ROOM_WAIT = java.time.Duration.ofSeconds(1);
     /** Most fire-and-forget messages sent through the Reactor API before waiting for the receiver. */
     private static final int FLUX_WINDOW = 8192;
     /** Request-response through a {@code flatMap} chain, {@code --window} in flight. */
@@ -68,6 +70,11 @@ public final class RivuletClient implements BenchClient
     private final Nodes.ClientOptions options;
     private final String waitName;
     private final ReplySlot.Wait wait;
+    /**
+     * offer waits for room with {@code offer(.., timeout)} on the parking rows; an INVOKER row's thread runs the duty
+     * cycle itself between tries, as an INVOKER application does.
+     */
+    private final boolean waitsForRoom;
     private final boolean inProcess;
     private RivuletServer localServer;
     private Rivulet node;
@@ -91,6 +98,8 @@ public final class RivuletClient implements BenchClient
         final boolean invokerMode = "INVOKER".equalsIgnoreCase(options.threading);
         this.waitName = invokerMode ? "invoke" : options.waitName;
         wait = invokerMode ? () -> node.invoke() : Nodes.waitOf(waitName);
+        waitsForRoom = !invokerMode && "park".equalsIgnoreCase(options.waitName) &&
+            !"timed-park".equals(System.getProperty("bench.offerWait"));
     }
 
     /** Runs the workloads against a {@link RivuletServer}, or in-process; {@code --help} lists the options. */
@@ -113,8 +122,10 @@ public final class RivuletClient implements BenchClient
             "transport", transport + ("rdma".equalsIgnoreCase(transport) ?
                 " (provider " + System.getProperty("rivulet.rdma.provider", "default") + ")" : ""),
             "topology", inProcess ? "1 process (2 nodes)" : "2 processes",
-            "settings", how + "; offer waits as for replies when back-pressured (park: " + PARK_NS / 1000 +
-                " µs); receiver counts fire-and-forgets on the zero-copy handler");
+            "settings", how + "; offer " + (waitsForRoom ? "waits for room with offer(.., timeout) when " +
+                "back-pressured (woken by the engine)" : invoker ? "runs the duty cycle when back-pressured" :
+                "waits as for replies when back-pressured (park: " + PARK_NS / 1000 + " µs)") +
+                "; receiver counts fire-and-forgets on the zero-copy handler");
     }
 
     @Override
@@ -190,7 +201,8 @@ public final class RivuletClient implements BenchClient
                 long result;
                 final long deadlineNs = Waits.deadline();
                 int spins = 0;
-                while ((result = connection.offer(dataBuffer, 0, size)) < 0)
+                while ((result = waitsForRoom ? connection.offer(dataBuffer, 0, size, ROOM_WAIT) :
+                    connection.offer(dataBuffer, 0, size)) < 0)
                 {
                     if (result == Connection.CLOSED)
                     {
@@ -200,11 +212,11 @@ public final class RivuletClient implements BenchClient
                     {
                         node.invoke();
                     }
-                    else
+                    else if (!waitsForRoom)
                     {
                         awaitRoom();
                     }
-                    if ((++spins & 0xFFFF) == 0)
+                    if ((++spins & 0xFFFF) == 0 || waitsForRoom)
                     {
                         Waits.check(deadlineNs, "room in the outbound ring");
                     }

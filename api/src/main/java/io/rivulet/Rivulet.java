@@ -6,6 +6,7 @@ import io.rivulet.engine.Conductor;
 import io.rivulet.interceptor.Interceptor;
 import io.rivulet.interceptor.Interceptors;
 import io.rivulet.engine.ConductorCommands;
+import io.rivulet.engine.EngineSleep;
 import io.rivulet.engine.FailStop;
 import io.rivulet.engine.RateLimitedLog;
 import io.rivulet.counters.NodeCounters;
@@ -37,6 +38,7 @@ import io.rivulet.topic.TopicRegistry;
 import io.rivulet.topic.TopicSender;
 import io.rivulet.topic.TopicSettings;
 import org.agrona.BitUtil;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -191,8 +193,20 @@ public final class Rivulet implements AutoCloseable
                 invoker = null;
                 break;
             case SHARED:
-                runners = new AgentRunner[]{new AgentRunner(context.idleStrategy(), agentErrors, null,
-                    failStop.owner(new CompositeAgent(conductor, topicSender, sender)))};
+                final Agent engine = new CompositeAgent(conductor, topicSender, sender);
+                if (context.defaultBackoff() && driver.canAwaitWork() && !context.topicDatagrams())
+                {
+                    // The default back-off sleeps in the transport's selector instead of parking (EngineSleep).
+                    final EngineSleep sleep = new EngineSleep(engine, driver);
+                    commands.engineWake(sleep);
+                    runners = new AgentRunner[]{new AgentRunner(new NoOpIdleStrategy(), agentErrors, null,
+                        failStop.owner(sleep))};
+                }
+                else
+                {
+                    runners = new AgentRunner[]{new AgentRunner(context.idleStrategy(), agentErrors, null,
+                        failStop.owner(engine))};
+                }
                 invoker = null;
                 break;
             default:
@@ -666,6 +680,8 @@ public final class Rivulet implements AutoCloseable
         private Transport transport;
         private ThreadingMode threadingMode = threadingModeProperty();
         private String idleStrategyName = System.getProperty("rivulet.idleStrategy", "backoff");
+        /** The idle strategy was made from {@link #idleStrategyName} by {@link #conclude()}. */
+        private boolean idleStrategyNamed;
         private IdleStrategy idleStrategy;
         private String replyIdleStrategyName = System.getProperty("rivulet.replyIdleStrategy", "park");
         private Supplier<IdleStrategy> replyIdleStrategies;
@@ -756,6 +772,7 @@ public final class Rivulet implements AutoCloseable
         {
             assigned.add("idleStrategy");
             this.idleStrategy = idleStrategy;
+            this.idleStrategyNamed = false;
             return this;
         }
 
@@ -770,6 +787,15 @@ public final class Rivulet implements AutoCloseable
         public IdleStrategy idleStrategy()
         {
             return idleStrategy;
+        }
+
+        /**
+         * @return whether the engine idles with the default back-off given by name (not an instance of the
+         *         application's): a SHARED engine then sleeps in its transport when it can ({@code EngineSleep}).
+         */
+        boolean defaultBackoff()
+        {
+            return idleStrategyNamed && "backoff".equals(idleStrategyName.trim().toLowerCase(java.util.Locale.ROOT));
         }
 
         /**
@@ -1510,6 +1536,7 @@ public final class Rivulet implements AutoCloseable
             if (idleStrategy == null)
             {
                 idleStrategy = newIdleStrategy();
+                idleStrategyNamed = true;
             }
             if (replyIdleStrategies == null)
             {

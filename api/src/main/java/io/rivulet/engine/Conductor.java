@@ -642,7 +642,7 @@ public final class Conductor implements Agent, Executor
         final ConnectionCounters connectionCounters = counters.connectionCounters(connectionId, link.remoteAddress());
         // A server's connection gets its full ring only once SETUP is accepted: before, it is anyone's.
         final Outbound outbound = new Outbound(client ? outboundRingLength : Outbound.PRE_SETUP_RING_LENGTH,
-            outboundRingLength, settings.maxFrameLength(), connectionCounters.backPressure(), memory, rings);
+            outboundRingLength, settings.maxFrameLength(), connectionCounters.backPressure(), memory, rings, commands);
         // A connection's responder is wrapped by the interceptors here, or when its acceptor chose it (below): until
         // then it serves nothing, since no request is read before SETUP is accepted.
         final Responder served = acceptor != null ? responder : interceptors.responder(responder, connectionId,

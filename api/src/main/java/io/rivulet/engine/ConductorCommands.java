@@ -1,6 +1,7 @@
 package io.rivulet.engine;
 
 import io.rivulet.RivuletException;
+import io.rivulet.spi.EngineWake;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 
 import java.util.concurrent.Executor;
@@ -12,10 +13,12 @@ import java.util.concurrent.Executor;
  * <p>Once the engine failed ({@link FailStop}) there is no next duty cycle: the queue refuses commands, so that a
  * call that would have waited for one fails at once with the node's failure.
  */
-public final class ConductorCommands implements Executor
+public final class ConductorCommands implements Executor, EngineWake
 {
     private final ManyToOneConcurrentLinkedQueue<Runnable> queue = new ManyToOneConcurrentLinkedQueue<>();
     private volatile RivuletException refusal;
+    /** Wakes an engine asleep in its transport's selector ({@link EngineSleep}); none until the node set one. */
+    private volatile EngineWake wake = EngineWake.NONE;
 
     /**
      * Any thread: queues a command for the conductor.
@@ -31,6 +34,20 @@ public final class ConductorCommands implements Executor
             throw new RivuletException(failed.getMessage(), failed.getCause()); // thrown here: the caller's stack
         }
         queue.offer(command);
+        wake.afterHandOff();
+    }
+
+    /** Any thread, after handing the engine work some other way (a published topic message, a ring frame). */
+    @Override
+    public void afterHandOff()
+    {
+        wake.afterHandOff();
+    }
+
+    /** Before the engine starts: what wakes it once it sleeps. */
+    public void engineWake(final EngineWake wake)
+    {
+        this.wake = wake;
     }
 
     /** Conductor: the next command, or null. */

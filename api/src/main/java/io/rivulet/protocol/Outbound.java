@@ -4,6 +4,7 @@ import io.rivulet.MessageClaim;
 import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
+import io.rivulet.spi.EngineWake;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
@@ -83,6 +84,7 @@ public final class Outbound
     private long claimsTakenBack;
     /** Application threads parked until the ring has room ({@code offer} and {@code tryClaim} with a timeout). */
     private final RoomWaiters roomWaiters = new RoomWaiters();
+    private final EngineWake wake;
 
     /**
      * An outbound side with its full ring at once (a client, tests) and no memory budget.
@@ -113,6 +115,29 @@ public final class Outbound
         final MemoryBudget budget,
         final RingPool pool)
     {
+        this(initialRingLength, ringLength, maxFrameLength, backPressureEvents, budget, pool, EngineWake.NONE);
+    }
+
+    /**
+     * @param initialRingLength  capacity of the ring until {@link #expand()}: {@code ringLength} for a client,
+     *                           {@link #PRE_SETUP_RING_LENGTH} for a server before SETUP.
+     * @param ringLength         capacity of the full ring in bytes, a power of two at least 8 frames long.
+     * @param maxFrameLength     longest frame.
+     * @param backPressureEvents counts writes that found the ring full.
+     * @param budget             the node's memory budget, which parked bytes count against.
+     * @param pool               the node's spare rings, which this one is taken from and given back to.
+     * @param wake               told after each frame committed to the ring and each stream signalled.
+     */
+    public Outbound(
+        final int initialRingLength,
+        final int ringLength,
+        final int maxFrameLength,
+        final AtomicCounter backPressureEvents,
+        final MemoryBudget budget,
+        final RingPool pool,
+        final EngineWake wake)
+    {
+        this.wake = wake;
         if (ringLength / 8 < maxFrameLength)
         {
             throw new IllegalArgumentException("outbound ring of " + ringLength +
@@ -201,6 +226,12 @@ public final class Outbound
     RoomWaiters roomWaiters()
     {
         return roomWaiters;
+    }
+
+    /** Any thread, after handing this connection's engine work outside the ring (a stream's signal). */
+    void afterHandOff()
+    {
+        wake.afterHandOff();
     }
 
     /**
@@ -323,6 +354,7 @@ public final class Outbound
     void commit(final int index)
     {
         ring.commit(index);
+        wake.afterHandOff();
         activeWriters.getAndDecrement();
     }
 
@@ -466,7 +498,12 @@ public final class Outbound
         @Override
         public boolean commitClaim(final long handle)
         {
-            return settleClaim(handle, CLAIM_RECORD);
+            final boolean committed = settleClaim(handle, CLAIM_RECORD);
+            if (committed)
+            {
+                wake.afterHandOff();
+            }
+            return committed;
         }
 
         @Override

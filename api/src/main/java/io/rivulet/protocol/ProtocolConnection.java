@@ -525,6 +525,7 @@ public final class ProtocolConnection implements ConnectionOutput
     void signal(final ProtocolStream stream)
     {
         signals.offer(stream);
+        outbound.afterHandOff();
     }
 
     /** Any thread: a requester stream wants its id and opening frame. */

@@ -36,6 +36,35 @@ public interface TransportDriver extends AutoCloseable
      */
     int doWork(long nowNs);
 
+    /**
+     * Whether the engine may sleep in {@link #awaitWork} when idle instead of parking: the driver can wait until one
+     * of its links or listeners is ready and be woken by {@link #wakeUp()} (a selector). Asked once, at start.
+     *
+     * @return false unless the driver implements both.
+     */
+    default boolean canAwaitWork()
+    {
+        return false;
+    }
+
+    /**
+     * Conductor only: blocks until a link, listener or connector is ready (flagged as {@link #doWork} flags it),
+     * {@link #wakeUp()} is called, or {@code timeoutMs} passes. A wake-up asked for before the call ends it at once.
+     *
+     * @param timeoutMs at most this long, at least 1.
+     * @return channels found ready.
+     * @throws UnsupportedOperationException unless {@link #canAwaitWork()}.
+     */
+    default int awaitWork(final long timeoutMs)
+    {
+        throw new UnsupportedOperationException("this transport cannot wait for work");
+    }
+
+    /** Any thread: ends the conductor's current {@link #awaitWork}, or its next one at once. */
+    default void wakeUp()
+    {
+    }
+
     /** Closes every listener and link this driver created. */
     @Override
     void close();

@@ -371,6 +371,7 @@ public final class Publication implements AutoCloseable
         tail = position;
         publishedSequence = lastSequence;
         published.setRelease(position);
+        registry.afterHandOff();
     }
 
     long commitClaim(final int index, final int recordLength, final int length)

@@ -3,6 +3,7 @@ package io.rivulet.topic;
 import io.rivulet.ConfigurationException;
 import io.rivulet.codec.FrameType;
 import io.rivulet.spi.ConnectionServices;
+import io.rivulet.spi.EngineWake;
 import io.rivulet.spi.NodeExtension;
 
 import java.util.ArrayList;
@@ -30,6 +31,8 @@ public final class TopicRegistry implements NodeExtension
     private final ConcurrentHashMap<String, Publication> byName = new ConcurrentHashMap<>();
     private final AtomicInteger nextTopicId = new AtomicInteger();
     private final Executor conductor;
+    /** Wakes an engine asleep in its transport's selector when a publication hands it messages. */
+    private final EngineWake wake;
     private final TopicSender sender;
     private final TopicSettings settings;
 
@@ -66,6 +69,7 @@ public final class TopicRegistry implements NodeExtension
         final io.rivulet.counters.CounterFactory counterFactory)
     {
         this.conductor = conductor;
+        this.wake = conductor instanceof EngineWake engineWake ? engineWake : EngineWake.NONE;
         this.sender = sender;
         this.settings = settings;
         this.counterFactory = counterFactory;
@@ -229,5 +233,11 @@ public final class TopicRegistry implements NodeExtension
         }
         while (id == 0);
         return id;
+    }
+
+    /** Any thread: a publication made messages visible to the engine. */
+    void afterHandOff()
+    {
+        wake.afterHandOff();
     }
 }

@@ -46,6 +46,8 @@ public final class TcpTransportDriver implements TransportDriver
     private final TlsSettings tlsSettings;
     private final SSLContext sslContext;
     private final Selector selector;
+    /** Any thread: a wake-up asked for by {@link #wakeUp()} and not yet consumed by {@link #awaitWork}. */
+    private volatile boolean wakeUpRequested;
     private final BufferMemory bufferMemory;
     /** Links closed by the conductor while another thread sent on them: their send side is freed next duty cycle. */
     private final ArrayList<TcpLink> sendSidesToFree = new ArrayList<>();
@@ -228,6 +230,50 @@ public final class TcpTransportDriver implements TransportDriver
         {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    @Override
+    public boolean canAwaitWork()
+    {
+        return true;
+    }
+
+    /**
+     * Waits in the selector ({@code epoll_wait} on Linux) until a channel is ready, {@link #wakeUp()} or the timeout.
+     * The wake-up request is a flag of its own as well as {@code Selector.wakeup()}: the conductor's next
+     * {@code selectNow} would clear the selector's own, and the request with it.
+     */
+    @Override
+    public int awaitWork(final long timeoutMs)
+    {
+        if (wakeUpRequested)
+        {
+            wakeUpRequested = false;
+            return 0;
+        }
+        if (!selector.isOpen())
+        {
+            return 0;
+        }
+        try
+        {
+            return selector.select(onSelectedKey, Math.max(1, timeoutMs));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        finally
+        {
+            wakeUpRequested = false;
+        }
+    }
+
+    @Override
+    public void wakeUp()
+    {
+        wakeUpRequested = true;
+        selector.wakeup();
     }
 
     /**

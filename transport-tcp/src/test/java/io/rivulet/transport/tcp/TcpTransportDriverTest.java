@@ -70,6 +70,49 @@ class TcpTransportDriverTest
     }
 
     @Test
+    void shouldEndAWaitForWorkAtOnceWhenAWakeUpCameFirst()
+    {
+        assertThat(serverDriver.canAwaitWork()).isTrue();
+        serverDriver.wakeUp();
+        final long startNs = System.nanoTime();
+
+        assertThat(serverDriver.awaitWork(60_000)).isZero();
+
+        assertThat(System.nanoTime() - startNs).as("not the 60 s timeout").isLessThan(30_000_000_000L);
+    }
+
+    @Test
+    void shouldEndAWaitForWorkWhenWokenFromAnotherThread() throws Exception
+    {
+        final Thread waiter = new Thread(() -> serverDriver.awaitWork(60_000), "awaiting-work");
+        waiter.start();
+        Thread.sleep(50); // let it enter the selector; a wake-up before it would end the wait as well
+
+        serverDriver.wakeUp();
+
+        waiter.join(30_000);
+        assertThat(waiter.isAlive()).as("woken, not waiting out its 60 s").isFalse();
+    }
+
+    @Test
+    void shouldEndAWaitForWorkWhenALinkHasDataAndFlagTheLinkReady() throws IOException
+    {
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        send(pair.clientLink(), frame(8, 7), clientDriver);
+
+        int ready = 0;
+        for (int i = 0; i < 100 && ready == 0; i++)
+        {
+            ready = serverDriver.awaitWork(60_000); // returns with the data, not after 60 s
+        }
+
+        assertThat(ready).isPositive();
+        final FrameCollector collector = new FrameCollector();
+        receive(pair.serverLink(), collector, 1, serverDriver);
+        assertThat(collector.frames).hasSize(1);
+    }
+
+    @Test
     void shouldBindEphemeralPortAndReportIt() throws IOException
     {
         final TcpLinkListener listener = serverDriver.listen("127.0.0.1:0");

@@ -1,0 +1,192 @@
+package io.rivulet.engine;
+
+import io.rivulet.spi.LinkConnector;
+import io.rivulet.spi.LinkListener;
+import io.rivulet.spi.TransportDriver;
+import org.agrona.concurrent.Agent;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The default back-off of a SHARED engine on a transport that can wait for readiness: spins, yields, then one last
+ * duty cycle with the sleeping flag up, and only then a sleep in the transport; hand-offs wake it only while the flag
+ * is up. The engine and the transport are fakes that record what the sleep did.
+ */
+class EngineSleepTest
+{
+    private final FakeDriver driver = new FakeDriver();
+    private final ScriptedEngine engine = new ScriptedEngine();
+    private final EngineSleep sleep = new EngineSleep(engine, driver);
+
+    @Test
+    void shouldSpinAndYieldBeforeItsFirstSleep() throws Exception
+    {
+        engine.work(1);
+        assertThat(sleep.doWork()).isEqualTo(1);
+        for (int i = 0; i < EngineSleep.SPINS + EngineSleep.YIELDS; i++)
+        {
+            assertThat(sleep.doWork()).isZero();
+        }
+        assertThat(driver.waits).as("no sleep during the spins and yields").isEmpty();
+        assertThat(engine.cycles).isEqualTo(1 + EngineSleep.SPINS + EngineSleep.YIELDS);
+
+        assertThat(sleep.doWork()).isZero();
+
+        assertThat(engine.cycles).as("the idle cycle and the last look").isEqualTo(3 + EngineSleep.SPINS +
+            EngineSleep.YIELDS);
+        assertThat(driver.waits).containsExactly(EngineSleep.SLEEP_MS);
+        assertThat(sleep.sleeps()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNotSleepWhenTheLastLookFindsWorkAndStartOverAfterIt() throws Exception
+    {
+        idleUntilSleeping();
+        final int sleepsBefore = driver.waits.size();
+        engine.work(0, 3); // the idle cycle finds nothing, the last look finds 3
+
+        assertThat(sleep.doWork()).isEqualTo(3);
+
+        assertThat(driver.waits).as("no sleep after work").hasSize(sleepsBefore);
+        assertThat(sleep.doWork()).isZero();
+        assertThat(driver.waits).as("spinning again, not sleeping").hasSize(sleepsBefore);
+    }
+
+    @Test
+    void shouldWakeTheTransportOnlyForAHandOffWhileTheFlagIsUp() throws Exception
+    {
+        sleep.afterHandOff();
+        assertThat(driver.wakeUps).as("awake: nothing to wake").isZero();
+
+        idleUntilSleeping();
+        engine.onCycle(sleep::afterHandOff); // a producer hands work over during the last look
+        sleep.doWork();
+        assertThat(driver.wakeUps).as("the flag was up during the last look").isEqualTo(1);
+
+        engine.onCycle(null);
+        sleep.afterHandOff();
+        assertThat(driver.wakeUps).as("the flag is down once the sleep ended").isEqualTo(1);
+    }
+
+    @Test
+    void shouldStaySleepyAfterASleepWithoutWork() throws Exception
+    {
+        idleUntilSleeping();
+        final int sleepsBefore = driver.waits.size();
+        sleep.doWork();
+        sleep.doWork();
+        assertThat(driver.waits).as("each idle cycle sleeps again").hasSize(sleepsBefore + 2);
+    }
+
+    @Test
+    void shouldRefuseATransportThatCannotWait()
+    {
+        final FakeDriver cannot = new FakeDriver();
+        cannot.canWait = false;
+        assertThatThrownBy(() -> new EngineSleep(engine, cannot)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private void idleUntilSleeping() throws Exception
+    {
+        for (int i = 0; i <= EngineSleep.SPINS + EngineSleep.YIELDS; i++)
+        {
+            sleep.doWork();
+        }
+        assertThat(driver.waits).isNotEmpty();
+    }
+
+    /** Returns scripted work counts (0 once the script runs out) and runs a hook inside each cycle. */
+    private static final class ScriptedEngine implements Agent
+    {
+        private final Queue<Integer> script = new ArrayDeque<>();
+        private Runnable hook;
+        int cycles;
+
+        void work(final int... counts)
+        {
+            for (final int count : counts)
+            {
+                script.add(count);
+            }
+        }
+
+        void onCycle(final Runnable hook)
+        {
+            this.hook = hook;
+        }
+
+        @Override
+        public int doWork()
+        {
+            cycles++;
+            if (hook != null)
+            {
+                hook.run();
+            }
+            final Integer work = script.poll();
+            return work == null ? 0 : work;
+        }
+
+        @Override
+        public String roleName()
+        {
+            return "scripted";
+        }
+    }
+
+    private static final class FakeDriver implements TransportDriver
+    {
+        final List<Long> waits = new ArrayList<>();
+        int wakeUps;
+        boolean canWait = true;
+
+        @Override
+        public boolean canAwaitWork()
+        {
+            return canWait;
+        }
+
+        @Override
+        public int awaitWork(final long timeoutMs)
+        {
+            waits.add(timeoutMs);
+            return 0;
+        }
+
+        @Override
+        public void wakeUp()
+        {
+            wakeUps++;
+        }
+
+        @Override
+        public LinkListener listen(final String address)
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public LinkConnector connect(final String address)
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int doWork(final long nowNs)
+        {
+            return 0;
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+}

@@ -145,7 +145,7 @@ public final class Rivulet implements AutoCloseable
         // Sender so that what it offers to links is flushed in the same duty cycle.
         final TopicSender topicSender = new TopicSender(context.nanoClock(), context.topicSettings(), counters.framesSent,
             counters.bytesSent);
-        topics = new TopicRegistry(commands, topicSender, context.topicSettings(), counters.factory());
+        topics = new TopicRegistry(commands, commands, topicSender, context.topicSettings(), counters.factory());
         // One-sided remote memory: one-sided on transports that can (RDMA), emulated by the engine otherwise.
         regions = new RegionRegistry(commands, driver instanceof OneSidedTransport oneSided ? oneSided : null,
             counters.regionOpsEmulated, counters.regionOpsPosted);

@@ -280,7 +280,7 @@ final class ConnectionFacade implements Connection
         }
         finally
         {
-            wait.leaveRoomWait(waiters, slot);
+            waiters.leave(slot);
         }
     }
 

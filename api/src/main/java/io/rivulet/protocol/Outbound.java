@@ -98,15 +98,7 @@ public final class Outbound
         this(ringLength, ringLength, maxFrameLength, backPressureEvents, MemoryBudget.unlimited(), RingPool.none());
     }
 
-    /**
-     * @param initialRingLength  capacity of the ring until {@link #expand()}: {@code ringLength} for a client,
-     *                           {@link #PRE_SETUP_RING_LENGTH} for a server before SETUP.
-     * @param ringLength         capacity of the full ring in bytes, a power of two at least 8 frames long.
-     * @param maxFrameLength     longest frame.
-     * @param backPressureEvents counts writes that found the ring full.
-     * @param budget             the node's memory budget, which parked bytes count against.
-     * @param pool               the node's spare rings, which this one is taken from and given back to.
-     */
+    /** An outbound side whose engine never sleeps in a selector (tests): {@link EngineWake#NONE}. */
     public Outbound(
         final int initialRingLength,
         final int ringLength,

@@ -144,7 +144,7 @@ public final class ReplyWait
     /**
      * Starts a wait for room in a connection's outbound ring ({@code offer} and {@code tryClaim} with a timeout), to
      * be followed by one more try of the ring, then {@link #awaitRoom} and the next try, and ended by
-     * {@link #leaveRoomWait}. A thread that may park takes a slot the sender wakes; the other waits need none.
+     * {@link RoomWaiters#leave}. A thread that may park takes a slot the sender wakes; the other waits need none.
      *
      * @return the slot to pass on.
      */
@@ -185,12 +185,6 @@ public final class ReplyWait
             throw Exceptions.propagate(new InterruptedException());
         }
         return true;
-    }
-
-    /** Ends a wait {@link #enterRoomWait} started. */
-    void leaveRoomWait(final RoomWaiters waiters, final int slot)
-    {
-        waiters.leave(slot);
     }
 
     @Override

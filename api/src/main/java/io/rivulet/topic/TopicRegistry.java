@@ -53,23 +53,25 @@ public final class TopicRegistry implements NodeExtension
      */
     public TopicRegistry(final Executor conductor, final TopicSender sender, final TopicSettings settings)
     {
-        this(conductor, sender, settings, null);
+        this(conductor, EngineWake.NONE, sender, settings, null);
     }
 
     /**
      * @param conductor      runs commands on the conductor thread.
+     * @param wake           told when a publication makes messages visible to the engine.
      * @param sender         the data plane, on the sender thread.
      * @param settings       the node's topic settings.
      * @param counterFactory where each publication gets its counters in the node file; null for none.
      */
     public TopicRegistry(
         final Executor conductor,
+        final EngineWake wake,
         final TopicSender sender,
         final TopicSettings settings,
         final io.rivulet.counters.CounterFactory counterFactory)
     {
         this.conductor = conductor;
-        this.wake = conductor instanceof EngineWake engineWake ? engineWake : EngineWake.NONE;
+        this.wake = wake;
         this.sender = sender;
         this.settings = settings;
         this.counterFactory = counterFactory;

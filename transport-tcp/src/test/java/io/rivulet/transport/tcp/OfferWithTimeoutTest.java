@@ -115,11 +115,7 @@ class OfferWithTimeoutTest
         if (senderMode == ThreadingMode.INVOKER)
         {
             final var pending = senderNode.connect(server.localAddress()).toFuture();
-            final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-            while (!pending.isDone() && System.nanoTime() < deadlineNs)
-            {
-                senderNode.invoke();
-            }
+            Await.until(TIMEOUT, senderNode::invoke, pending::isDone, () -> "connected");
             return pending.join();
         }
         return senderNode.connect(server.localAddress()).block(TIMEOUT);

@@ -86,12 +86,25 @@ class TcpTransportDriverTest
     {
         final Thread waiter = new Thread(() -> serverDriver.awaitWork(60_000), "awaiting-work");
         waiter.start();
-        Thread.sleep(50); // let it enter the selector; a wake-up before it would end the wait as well
+        // Until it waits inside the selector (a wake-up before that would end the wait as well, untested here).
+        await("the waiter in the selector", () -> inSelector(waiter));
 
         serverDriver.wakeUp();
 
         waiter.join(30_000);
         assertThat(waiter.isAlive()).as("woken, not waiting out its 60 s").isFalse();
+    }
+
+    private static boolean inSelector(final Thread thread)
+    {
+        for (final StackTraceElement frame : thread.getStackTrace())
+        {
+            if (frame.getClassName().startsWith("sun.nio.ch.") && frame.getMethodName().equals("doSelect"))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test

@@ -41,6 +41,15 @@ record SoakSettings(Duration duration, Duration baseline, Duration grace, String
     static final int THREAD_TOLERANCE = 2;
     /** The loaded p99 may be at most this many times the unloaded one (the acceptance). */
     static final double P99_RATIO_LIMIT = 3.0;
+    /**
+     * The unloaded p99 the ratio is taken against counts as at least this many milliseconds. Below it, the p99 of a
+     * 2-vCPU machine that also runs the attackers, the kernel's loopback work for them and two collecting JVMs
+     * measures the machine, not the node: once the engine slept in the selector instead of parking, the unloaded p99
+     * fell from 2.4 ms to 0.24-0.69 ms between runs while the p99 under attack stayed at 1.1-2.8 ms (it was 2.8 ms),
+     * and nearly half of the server's duty cycles over 0.3 ms were caught in socket syscalls or allocation. The bound
+     * stays stricter than when the soak was accepted (3 x 2.4 ms).
+     */
+    static final double P99_BASELINE_FLOOR_MS = 1.0;
 
     private static final Duration MAX_DURATION = Duration.ofHours(24);
 

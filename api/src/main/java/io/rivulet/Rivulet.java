@@ -795,7 +795,7 @@ public final class Rivulet implements AutoCloseable
          */
         boolean defaultBackoff()
         {
-            return idleStrategyNamed && "backoff".equals(idleStrategyName.trim().toLowerCase(java.util.Locale.ROOT));
+            return idleStrategyNamed && idleStrategy instanceof BackoffIdleStrategy;
         }
 
         /**
@@ -1631,8 +1631,8 @@ public final class Rivulet implements AutoCloseable
             switch (idleStrategyName.trim().toLowerCase(java.util.Locale.ROOT))
             {
                 case "backoff":
-                    return new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1),
-                        TimeUnit.MILLISECONDS.toNanos(1));
+                    return new BackoffIdleStrategy(EngineSleep.SPINS, EngineSleep.YIELDS,
+                        TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
                 case "busy":
                     return new BusySpinIdleStrategy();
                 case "yield":

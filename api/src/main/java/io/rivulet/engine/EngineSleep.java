@@ -28,10 +28,10 @@ import java.lang.invoke.VarHandle;
  */
 public final class EngineSleep implements Agent, EngineWake
 {
-    /** Spins after a cycle with work, as the default back-off. */
-    static final int SPINS = 10;
-    /** Yields after the spins, as the default back-off. */
-    static final int YIELDS = 20;
+    /** Spins after a cycle with work; the default back-off's too. */
+    public static final int SPINS = 10;
+    /** Yields after the spins; the default back-off's too. */
+    public static final int YIELDS = 20;
     /** The longest sleep: how late a timer may fire. */
     static final long SLEEP_MS = 1;
 

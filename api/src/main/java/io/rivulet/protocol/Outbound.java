@@ -95,19 +95,8 @@ public final class Outbound
      */
     public Outbound(final int ringLength, final int maxFrameLength, final AtomicCounter backPressureEvents)
     {
-        this(ringLength, ringLength, maxFrameLength, backPressureEvents, MemoryBudget.unlimited(), RingPool.none());
-    }
-
-    /** An outbound side whose engine never sleeps in a selector (tests): {@link EngineWake#NONE}. */
-    public Outbound(
-        final int initialRingLength,
-        final int ringLength,
-        final int maxFrameLength,
-        final AtomicCounter backPressureEvents,
-        final MemoryBudget budget,
-        final RingPool pool)
-    {
-        this(initialRingLength, ringLength, maxFrameLength, backPressureEvents, budget, pool, EngineWake.NONE);
+        this(ringLength, ringLength, maxFrameLength, backPressureEvents, MemoryBudget.unlimited(), RingPool.none(),
+            EngineWake.NONE);
     }
 
     /**

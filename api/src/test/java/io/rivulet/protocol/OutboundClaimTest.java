@@ -6,6 +6,7 @@ import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.counters.NodeCounters;
+import io.rivulet.spi.EngineWake;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -33,7 +34,7 @@ class OutboundClaimTest
     private final long[] nowNs = { 1_000_000_000L };
     private final RingPool pool = new RingPool(RING, 1, () -> nowNs[0]);
     private final Outbound outbound = new Outbound(RING, RING, FRAME, counters.backPressureEvents,
-        MemoryBudget.unlimited(), pool);
+        MemoryBudget.unlimited(), pool, EngineWake.NONE);
     private final MessageClaim claim = new MessageClaim();
 
     @Test
@@ -151,7 +152,7 @@ class OutboundClaimTest
     {
         final int ringLength = 1024;
         final Outbound small = new Outbound(ringLength, ringLength, 128, counters.backPressureEvents,
-            MemoryBudget.unlimited(), pool);
+            MemoryBudget.unlimited(), pool, EngineWake.NONE);
         assertThat(small.tryClaimFireAndForget(8, claim)).isTrue();
         final long firstAddress = ((UnsafeBuffer)claim.buffer()).addressOffset();
         small.flushParked();
@@ -210,7 +211,7 @@ class OutboundClaimTest
     {
         assertThat(outbound.tryClaimFireAndForget(8, claim)).isTrue();
         final Outbound other = new Outbound(RING, RING, FRAME, counters.backPressureEvents, MemoryBudget.unlimited(),
-            pool);
+            pool, EngineWake.NONE);
 
         assertThat(outbound.free()).as("a held claim does not hold the connection's release").isTrue();
         assertThat(other.free()).isTrue();

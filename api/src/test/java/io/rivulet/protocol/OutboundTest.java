@@ -1,6 +1,7 @@
 package io.rivulet.protocol;
 
 import io.rivulet.counters.NodeCounters;
+import io.rivulet.spi.EngineWake;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.CountDownLatch;
@@ -24,7 +25,7 @@ class OutboundTest
     void shouldStartSmallBeforeSetupAndTakeTheFullRingOnlyWhenEmpty()
     {
         final Outbound outbound = new Outbound(Outbound.PRE_SETUP_RING_LENGTH, RING, FRAME,
-            counters.backPressureEvents, MemoryBudget.unlimited(), RingPool.none());
+            counters.backPressureEvents, MemoryBudget.unlimited(), RingPool.none(), EngineWake.NONE);
 
         assertThat(outbound.ring().capacity()).isEqualTo(Outbound.PRE_SETUP_RING_LENGTH);
         assertThat(outbound.claim(4 * 1024)).as("a frame the small ring cannot take is refused, not thrown")
@@ -105,7 +106,8 @@ class OutboundTest
     void shouldCountParkedBytesAgainstTheNodesBudget()
     {
         final MemoryBudget budget = new MemoryBudget(1000, 1000);
-        final Outbound outbound = new Outbound(RING, RING, FRAME, counters.backPressureEvents, budget, RingPool.none());
+        final Outbound outbound = new Outbound(RING, RING, FRAME, counters.backPressureEvents, budget, RingPool.none(),
+            EngineWake.NONE);
 
         outbound.addParkedBytes(600);
         assertThat(budget.used()).isEqualTo(600);
@@ -121,9 +123,9 @@ class OutboundTest
         final long[] nowNs = {0};
         final RingPool pool = new RingPool(RING, 1, () -> nowNs[0]);
         final Outbound first = new Outbound(RING, RING, FRAME, counters.backPressureEvents, MemoryBudget.unlimited(),
-            pool);
+            pool, EngineWake.NONE);
         final Outbound second = new Outbound(RING, RING, FRAME, counters.backPressureEvents, MemoryBudget.unlimited(),
-            pool);
+            pool, EngineWake.NONE);
         final java.nio.ByteBuffer memory = first.ring().buffer().byteBuffer();
         final int index = first.claim(64);
         first.ring().buffer().putLong(index, -1L);
@@ -134,7 +136,7 @@ class OutboundTest
         assertThat(pool.idle()).as("one spare kept, the other freed").isEqualTo(1);
 
         final Outbound reused = new Outbound(RING, RING, FRAME, counters.backPressureEvents, MemoryBudget.unlimited(),
-            pool);
+            pool, EngineWake.NONE);
         assertThat(reused.ring().buffer().byteBuffer()).isSameAs(memory);
         assertThat(reused.ring().size()).as("a reused ring starts empty").isZero();
         assertThat(reused.ring().buffer().getLong(index)).as("and zeroed").isZero();

@@ -14,6 +14,7 @@ import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ReplyWait;
 import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.protocol.ReassemblyPool;
 import io.rivulet.protocol.RingPool;
 import io.rivulet.security.Authenticator;
 import io.rivulet.serde.Codecs;
@@ -74,6 +75,8 @@ public final class Conductor implements Agent, Executor
     /** Spare outbound rings, reused by the connections that come and go. */
     private final RingPool rings;
     private static final int SPARE_RINGS = 64;
+    /** Spare buffers of fragmented messages, reused by the reassemblies of all connections. */
+    private final ReassemblyPool reassemblies;
     private long nowNs;
     private long lastHeartbeatNs;
     private volatile boolean shutdownRequested;
@@ -149,6 +152,7 @@ public final class Conductor implements Agent, Executor
         this.timers = new ConductorTimers();
         this.memory = new MemoryBudget(settings.maxNodeMemory(), settings.maxConnectionMemory());
         this.rings = new RingPool(outboundRingLength, SPARE_RINGS, clock);
+        this.reassemblies = ReassemblyPool.forNode(settings.maxMessageLength(), settings.maxNodeMemory(), clock);
     }
 
     /**
@@ -182,6 +186,7 @@ public final class Conductor implements Agent, Executor
             lastHeartbeatNs = now;
             counters.heartbeat(System.currentTimeMillis());
             rings.trim(now);
+            reassemblies.trim(now);
             log.flush(); // the held-back count of a burst that has ended
         }
         int work = runCommands();
@@ -648,7 +653,7 @@ public final class Conductor implements Agent, Executor
         final Responder served = acceptor != null ? responder : interceptors.responder(responder, connectionId,
             link.localAddress(), link.remoteAddress(), client);
         final ProtocolConnection connection = new ProtocolConnection(link, outbound, settings, connectionCounters,
-            client, served, client ? null : authenticator, extensions, memory, this, errorHandler, now);
+            client, served, client ? null : authenticator, extensions, memory, reassemblies, this, errorHandler, now);
         connection.codecs(codecs);
         connection.replyWait(replyWait);
         if (acceptor != null)

@@ -34,6 +34,8 @@ final class InboundStreams
     private final ConnectionServices services;
     private final ProtocolSettings settings;
     private final ConnectionCounters counters;
+    /** The node's spare reassembly buffers. */
+    private final ReassemblyPool reassemblies;
     /** Set once, before any request is read (at creation, or when the acceptor chose it). */
     private Responder responder;
     private final Consumer<Throwable> errorHandler;
@@ -49,6 +51,7 @@ final class InboundStreams
         final ConnectionServices services,
         final ProtocolSettings settings,
         final ConnectionCounters counters,
+        final ReassemblyPool reassemblies,
         final Consumer<Throwable> errorHandler,
         final boolean client,
         final String localAddress)
@@ -60,6 +63,7 @@ final class InboundStreams
         this.services = services;
         this.settings = settings;
         this.counters = counters;
+        this.reassemblies = reassemblies;
         this.errorHandler = errorHandler;
         this.client = client;
         this.localAddress = localAddress;
@@ -113,7 +117,7 @@ final class InboundStreams
             stream.registered(streamId);
             stream.assemblingRequestType = type;
             stream.assemblingInitialRequestN = reader.initialRequestN();
-            stream.reassembly = new Reassembly(settings.maxMessageLength(), connection.memory());
+            stream.reassembly = newReassembly();
             streams.put(streamId, stream);
             appendFragment(stream);
             return;
@@ -160,7 +164,7 @@ final class InboundStreams
         {
             if (stream.reassembly == null)
             {
-                stream.reassembly = new Reassembly(settings.maxMessageLength(), connection.memory());
+                stream.reassembly = newReassembly();
             }
             if (!appendFragment(stream) || reader.hasFlag(FrameFlags.FOLLOWS))
             {
@@ -332,6 +336,11 @@ final class InboundStreams
         stream.writer().sendError(code, reason);
         stream.terminate(new RejectedException(reason));
         streams.remove(stream);
+    }
+
+    private Reassembly newReassembly()
+    {
+        return new Reassembly(settings.maxMessageLength(), connection.memory(), reassemblies);
     }
 
     private boolean appendFragment(final ProtocolStream stream)

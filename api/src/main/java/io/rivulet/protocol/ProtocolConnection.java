@@ -85,7 +85,7 @@ public final class ProtocolConnection implements ConnectionOutput
      * A connection without authentication or extensions (protocol tests).
      *
      * @see #ProtocolConnection(ReliableLink, Outbound, ProtocolSettings, ConnectionCounters, boolean, Responder,
-     *      Authenticator, List, MemoryBudget, Executor, Consumer, long)
+     *      Authenticator, List, MemoryBudget, ReassemblyPool, Executor, Consumer, long)
      */
     public ProtocolConnection(
         final ReliableLink link,
@@ -98,7 +98,8 @@ public final class ProtocolConnection implements ConnectionOutput
         final Consumer<Throwable> errorHandler,
         final long nowNs)
     {
-        this(link, outbound, settings, counters, client, responder, null, List.of(), MemoryBudget.unlimited(), conductor,
+        this(link, outbound, settings, counters, client, responder, null, List.of(), MemoryBudget.unlimited(),
+            ReassemblyPool.forNode(settings.maxMessageLength(), settings.maxNodeMemory(), System::nanoTime), conductor,
             errorHandler, nowNs);
     }
 
@@ -112,6 +113,7 @@ public final class ProtocolConnection implements ConnectionOutput
      * @param authenticator server side: who may connect (run on SETUP); null accepts everyone.
      * @param nodeExtensions the node's extensions, in order; each attaches to this connection now.
      * @param memory        the node's budget for what connections hold on behalf of their peers.
+     * @param reassemblies  the node's spare reassembly buffers (conductor only, like the connection).
      * @param conductor     runs commands on the conductor thread.
      * @param errorHandler  receives errors that have no subscriber to go to.
      * @param nowNs         the conductor's clock at creation.
@@ -126,6 +128,7 @@ public final class ProtocolConnection implements ConnectionOutput
         final Authenticator authenticator,
         final List<NodeExtension> nodeExtensions,
         final MemoryBudget memory,
+        final ReassemblyPool reassemblies,
         final Executor conductor,
         final Consumer<Throwable> errorHandler,
         final long nowNs)
@@ -154,7 +157,7 @@ public final class ProtocolConnection implements ConnectionOutput
         api = new ConnectionFacade(this, outbound, settings, counters, close, conductor,
             extensions.extension(TopicEndpoint.class), extensions.extension(RegionEndpoint.class));
         inboundStreams = new InboundStreams(this, streams, reader, control, extensions, settings,
-            counters, errorHandler, client, link.localAddress());
+            counters, reassemblies, errorHandler, client, link.localAddress());
         serve(responder);
         dispatcher = new InboundDispatcher(reader, api, setup, inboundStreams, keepalive, close, extensions, counters,
             remoteAddress, FrameLogger.inbound(counters.connectionId(), link));

@@ -10,6 +10,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * before it is allocated: a peer that opens many streams and never finishes their messages runs out of budget, not
  * the node out of heap. {@link #release()} gives it back; every path that drops a reassembly must call it.
  *
+ * <p>Each of metadata and data is one array (the zero-copy handler reads them in place), grown a size class at a time
+ * from the node's {@link ReassemblyPool}: the outgrown array goes back to the pool, and both go back on release, so
+ * a node reassembling message after message reuses the same arrays instead of allocating at every doubling.
+ *
  * <p>Conductor only.
  */
 final class Reassembly
@@ -20,11 +24,11 @@ final class Reassembly
         APPENDED, MESSAGE_TOO_LONG, OVER_BUDGET
     }
 
-    private static final int INITIAL_CAPACITY = 256;
     private static final byte[] EMPTY = new byte[0];
 
     private final int maxMessageLength;
     private final ConnectionMemory memory;
+    private final ReassemblyPool pool;
     private final UnsafeBuffer metadata = new UnsafeBuffer(EMPTY);
     private final UnsafeBuffer data = new UnsafeBuffer(EMPTY);
     private int metadataLength;
@@ -34,10 +38,11 @@ final class Reassembly
     /** Why the last append was refused for memory. */
     private String refusal;
 
-    Reassembly(final int maxMessageLength, final ConnectionMemory memory)
+    Reassembly(final int maxMessageLength, final ConnectionMemory memory, final ReassemblyPool pool)
     {
         this.maxMessageLength = maxMessageLength;
         this.memory = memory;
+        this.pool = pool;
     }
 
     /**
@@ -54,8 +59,8 @@ final class Reassembly
         {
             return Result.MESSAGE_TOO_LONG;
         }
-        if (!ensureCapacity(metadata, metadataLength + metadataChunk) ||
-            !ensureCapacity(data, dataLength + dataChunk))
+        if (!ensureCapacity(metadata, metadataLength, metadataLength + metadataChunk) ||
+            !ensureCapacity(data, dataLength, dataLength + dataChunk))
         {
             return Result.OVER_BUDGET;
         }
@@ -78,7 +83,10 @@ final class Reassembly
         return refusal;
     }
 
-    /** Gives the buffers' bytes back to the budget; the reassembly must not be used afterwards. */
+    /**
+     * Gives the buffers back to the pool and their bytes back to the budget; the reassembly must not be used
+     * afterwards (a second call does nothing).
+     */
     void release()
     {
         if (reserved > 0)
@@ -86,20 +94,26 @@ final class Reassembly
             memory.release(reserved);
             reserved = 0;
         }
+        pool.give(metadata.byteArray(), metadataLength);
+        pool.give(data.byteArray(), dataLength);
         metadata.wrap(EMPTY);
         data.wrap(EMPTY);
+        metadataLength = 0;
+        dataLength = 0;
     }
 
-    /** Doubles (at least to the need, at most to the message limit), reserving the growth first. */
-    private boolean ensureCapacity(final UnsafeBuffer buffer, final int required)
+    /**
+     * Grows to the pool's next size class that holds {@code required} (at most the message limit), reserving the
+     * growth first; the {@code length} bytes collected so far move to the new array and the old one goes back.
+     */
+    private boolean ensureCapacity(final UnsafeBuffer buffer, final int length, final int required)
     {
         final int capacity = buffer.capacity();
         if (required <= capacity)
         {
             return true;
         }
-        final int grown = (int)Math.min(maxMessageLength,
-            Math.max(required, Math.max(INITIAL_CAPACITY, 2L * capacity)));
+        final int grown = Math.min(maxMessageLength, pool.capacityFor(required));
         final String refused = memory.reserve(grown - capacity);
         if (refused != null)
         {
@@ -107,9 +121,11 @@ final class Reassembly
             return false;
         }
         reserved += grown - capacity;
-        final byte[] bytes = new byte[grown];
-        buffer.getBytes(0, bytes, 0, buffer == metadata ? metadataLength : dataLength);
+        final byte[] outgrown = buffer.byteArray();
+        final byte[] bytes = pool.take(grown);
+        System.arraycopy(outgrown, 0, bytes, 0, length);
         buffer.wrap(bytes);
+        pool.give(outgrown, length);
         return true;
     }
 

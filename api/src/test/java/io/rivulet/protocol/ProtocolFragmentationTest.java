@@ -16,6 +16,7 @@ import reactor.test.subscriber.TestSubscriber;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -169,6 +170,47 @@ class ProtocolFragmentationTest
             .filter(frame -> frame.streamId() != 0).findFirst().orElseThrow().streamId();
         assertFragments(payloadFramesOf(h.client, fragmentedStream), FrameType.REQUEST_FNF, FrameFlags.NEXT, event);
         assertThat(h.server.streamCount()).isZero();
+    }
+
+    @Test
+    void shouldShowTheZeroCopyHandlerOnlyItsOwnBytesWhenReassemblyBuffersAreReused()
+    {
+        final List<Message> received = new ArrayList<>();
+        final List<String> stale = new ArrayList<>();
+        final ProtocolHarness h = ProtocolHarness.builder()
+            .settings(ProtocolHarness.settings(MAX_FRAME, MAX_MESSAGE, 8))
+            .ringLength(4096)
+            .serverResponder(Responder.builder()
+                .fireAndForgetHandler(view ->
+                {
+                    received.add(view.toMessage());
+                    // Past the view's length, the array it reads holds nothing of an earlier message.
+                    final byte[] array = view.data().byteArray();
+                    for (int i = view.dataLength(); i < array.length; i++)
+                    {
+                        if (array[i] != 0)
+                        {
+                            stale.add("byte " + i + " of " + array.length);
+                            break;
+                        }
+                    }
+                })
+                .build())
+            .build();
+        final byte[] secret = new byte[3_000];
+        Arrays.fill(secret, (byte)0x5A);
+        final Message first = Message.of(secret).metadata(secret.clone());
+        final Message second = Message.of(bytes(2_100, 13)).metadata(bytes(5, 14));
+
+        h.client.connection.fireAndForget(first).subscribe();
+        h.stepUntil(() -> received.size() == 1);
+        h.settle();
+        assertThat(h.server.reassemblies.idle()).as("the first message's buffers are spare").isPositive();
+        h.client.connection.fireAndForget(second).subscribe();
+        h.stepUntil(() -> received.size() == 2);
+
+        assertThat(received).containsExactly(first, second);
+        assertThat(stale).isEmpty();
     }
 
     @Test

@@ -56,6 +56,8 @@ final class ProtocolHarness
         final InMemoryLink link;
         final NodeCounters counters;
         final List<Throwable> errors = new ArrayList<>();
+        /** The side's node's spare reassembly buffers. */
+        final ReassemblyPool reassemblies;
         long nextKeepaliveNs;
         boolean senderReleased;
         /** A frozen side's engine does nothing: a hung peer. */
@@ -75,10 +77,12 @@ final class ProtocolHarness
             this.name = name;
             this.link = link;
             this.counters = new NodeCounters();
+            this.reassemblies = ReassemblyPool.forNode(settings.maxMessageLength(), memory.nodeLimit(),
+                System::nanoTime);
             final Outbound outbound = new Outbound(ringLength, settings.maxFrameLength(), counters.backPressureEvents);
             this.connection = new EngineSideConnection(new ProtocolConnection(link, outbound, settings,
-                counters.connectionCounters(), client, responder, null, List.of(), memory, commands::add, errors::add,
-                nowNs));
+                counters.connectionCounters(), client, responder, null, List.of(), memory, reassemblies,
+                commands::add, errors::add, nowNs));
             this.nextKeepaliveNs = nowNs + settings.keepaliveIntervalNs();
         }
 

@@ -12,6 +12,7 @@ import io.rivulet.protocol.SendMode;
 import io.rivulet.protocol.datagram.TopicDatagrams;
 import io.rivulet.spi.NodeExtension;
 import io.rivulet.protocol.ProtocolSettings;
+import io.rivulet.protocol.ReassemblyPool;
 import io.rivulet.protocol.datagram.DatagramChannels;
 import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.DatagramEndpoint;
@@ -158,7 +159,9 @@ final class TopicHarness
             protocolSettings.idleTimeoutNs());
         final Outbound outbound = new Outbound(256 * 1024, maxFrameLength, counters.backPressureEvents);
         return new EngineSideConnection(new ProtocolConnection(link, outbound, settings, counters.connectionCounters(),
-            client, Responder.none(), null, layers, MemoryBudget.unlimited(), commands::add, errors::add, nowNs));
+            client, Responder.none(), null, layers, MemoryBudget.unlimited(),
+            ReassemblyPool.forNode(settings.maxMessageLength(), Long.MAX_VALUE, System::nanoTime), commands::add,
+            errors::add, nowNs));
     }
 
     /** Two subscriber connections, each with a subscription joined to one BLOCK publication. */

@@ -12,6 +12,9 @@ import org.agrona.concurrent.status.AtomicCounter;
  */
 public final class ConnectionCounters implements AutoCloseable
 {
+    /** Counters a connection allocates of its own: frames, bytes, messages each way, credit stalls, back-pressure. */
+    public static final int COUNTERS = 8;
+
     private final long connectionId;
     private final String remoteAddress;
     private final AtomicCounter framesReceived;

@@ -24,8 +24,8 @@ public final class NodeCounters implements AutoCloseable
     private final ConcurrentHashMap<String, AtomicCounter> errorsByType = new ConcurrentHashMap<>();
     private final AtomicLong nextConnectionId = new AtomicLong(1);
     private volatile boolean warnedFull;
-    /** Room for the counters of 1,024 connections the node file cannot hold (8 each). */
-    private static final int OVERFLOW_COUNTERS = 8 * 1024;
+    /** Room for the counters of 1,024 connections the node file cannot hold. */
+    private static final int OVERFLOW_COUNTERS = ConnectionCounters.COUNTERS * 1024;
     private NodeFileWriter overflow;
 
     /** Frames written to links (sender). */
@@ -143,38 +143,50 @@ public final class NodeCounters implements AutoCloseable
      */
     public ConnectionCounters connectionCounters(final long connectionId, final String remoteAddress)
     {
-        NodeFileWriter region = nodeFile;
-        for (int attempt = 0; ; attempt++)
+        // Room is checked before allocating: under connection churn a full region (freed slots wait a second before
+        // reuse) would otherwise throw for every new connection. The catches are for another thread taking the room
+        // in between.
+        if (nodeFile.availableCounters() >= ConnectionCounters.COUNTERS)
         {
             try
             {
-                return new ConnectionCounters(connectionId, remoteAddress, region, framesReceived, bytesReceived,
-                    messagesReceived, creditStalls, backPressureEvents, protocolErrors, connectionsLost,
-                    connectionsClosed, setupsRejected, setupTimeouts, limitRejections, requestLatency);
+                return newConnectionCounters(connectionId, remoteAddress, nodeFile);
             }
             catch (final IllegalStateException full)
             {
-                if (attempt > 1)
-                {
-                    throw full;
-                }
-                if (attempt == 1)
-                {
-                    region = NodeFileWriter.onHeap("overflow", 64, 4096); // the shared region is full as well
-                    continue;
-                }
-                // The node file is full (rivulet.maxCounters): the connection still works and still adds to the
-                // node totals; its own counters go to a private region that tools do not see.
-                if (!warnedFull)
-                {
-                    warnedFull = true;
-                    LOG.warn("node {}: counters region full ({} slots, rivulet.maxCounters); connection {} to {} and " +
-                        "later ones are not counted individually", nodeFile.nodeName(), reader().maxCounterId() + 1,
-                        connectionId, remoteAddress);
-                }
-                region = overflow();
+                // taken meanwhile: on to the overflow region
             }
         }
+        // The node file is full (rivulet.maxCounters): the connection still works and still adds to the node totals;
+        // its own counters go to a private region that tools do not see.
+        if (!warnedFull)
+        {
+            warnedFull = true;
+            LOG.warn("node {}: counters region full ({} slots, rivulet.maxCounters); connection {} to {} and " +
+                "later ones are not counted individually", nodeFile.nodeName(), reader().maxCounterId() + 1,
+                connectionId, remoteAddress);
+        }
+        final NodeFileWriter shared = overflow();
+        if (shared.availableCounters() >= ConnectionCounters.COUNTERS)
+        {
+            try
+            {
+                return newConnectionCounters(connectionId, remoteAddress, shared);
+            }
+            catch (final IllegalStateException full)
+            {
+                // taken meanwhile: a region of its own
+            }
+        }
+        return newConnectionCounters(connectionId, remoteAddress, NodeFileWriter.onHeap("overflow", 64, 4096));
+    }
+
+    private ConnectionCounters newConnectionCounters(
+        final long connectionId, final String remoteAddress, final NodeFileWriter region)
+    {
+        return new ConnectionCounters(connectionId, remoteAddress, region, framesReceived, bytesReceived,
+            messagesReceived, creditStalls, backPressureEvents, protocolErrors, connectionsLost, connectionsClosed,
+            setupsRejected, setupTimeouts, limitRejections, requestLatency);
     }
 
     /**

@@ -194,6 +194,18 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
     }
 
     /**
+     * @return counters that can be allocated now: slots never used and freed ones past their reuse delay (a slot
+     *         freed less than a second ago is not yet).
+     */
+    public int availableCounters()
+    {
+        synchronized (manager)
+        {
+            return manager.available();
+        }
+    }
+
+    /**
      * Tells a listener of every counter allocated and freed from now on (not of those already allocated: read
      * them through {@link #countersReader()} after adding it).
      *

@@ -31,4 +31,85 @@ class NodeCountersOverflowTest
             connections.forEach(ConnectionCounters::close);
         }
     }
+
+    @Test
+    void aConnectionTakesAsManySlotsAsItsCountersConstantSays()
+    {
+        try (NodeCounters counters = new NodeCounters(NodeFileWriter.inMemory("count", 64, 4096)))
+        {
+            final int before = counters.nodeFile().availableCounters();
+
+            final ConnectionCounters connection = counters.connectionCounters();
+
+            assertThat(before - counters.nodeFile().availableCounters()).isEqualTo(ConnectionCounters.COUNTERS);
+            connection.close();
+        }
+    }
+
+    /**
+     * A node file with fewer free slots than a connection needs: the connection goes to the overflow region at once.
+     * Had it tried the node file first, the counters manager would have handed out the last slots and then thrown,
+     * leaving those slots taken by a connection that never got its counters.
+     */
+    @Test
+    void aConnectionThatCannotFitGoesStraightToTheOverflowRegionAndTakesNoSlot()
+    {
+        final NodeFileWriter nodeFile = NodeFileWriter.inMemory("almost-full", 64, 4096);
+        try (NodeCounters counters = new NodeCounters(nodeFile))
+        {
+            while (nodeFile.availableCounters() > ConnectionCounters.COUNTERS - 5)
+            {
+                nodeFile.newCounter(CounterTypes.ERRORS_BY_TYPE, CounterTypes.NO_OWNER, "", "filler");
+            }
+            final int free = nodeFile.availableCounters();
+
+            final ConnectionCounters connection = counters.connectionCounters(counters.nextConnectionId(),
+                "127.0.0.1:9");
+            connection.onFrameReceived(10);
+            connection.creditStalls().increment();
+
+            assertThat(nodeFile.availableCounters()).as("the node file's last slots are left alone").isEqualTo(free);
+            assertThat(counters.framesReceived.get()).as("the node total still counts").isOne();
+            assertThat(counters.creditStalls.get()).as("its own counters roll up as before").isOne();
+            assertThat(labels(counters)).noneMatch(label -> label.startsWith("conn " + connection.connectionId()));
+            connection.close();
+        }
+    }
+
+    /** Under churn, slots a closed connection freed wait a second before reuse: new connections overflow meanwhile. */
+    @Test
+    void aConnectionOpenedWhileFreedSlotsWaitForReuseStillGetsWorkingCounters()
+    {
+        final List<ConnectionCounters> connections = new ArrayList<>();
+        final NodeFileWriter nodeFile = NodeFileWriter.inMemory("churn", 64, 4096);
+        try (NodeCounters counters = new NodeCounters(nodeFile))
+        {
+            while (nodeFile.availableCounters() >= ConnectionCounters.COUNTERS)
+            {
+                connections.add(counters.connectionCounters());
+            }
+            connections.remove(0).close();
+            assertThat(nodeFile.availableCounters()).as("freed, not yet reusable")
+                .isLessThan(ConnectionCounters.COUNTERS);
+
+            for (int i = 0; i < 50; i++)
+            {
+                final ConnectionCounters connection = counters.connectionCounters();
+                connection.onMessageIn();
+                connection.backPressure().increment();
+                assertThat(connection.backPressure().get()).isOne();
+                connection.close();
+            }
+
+            assertThat(counters.backPressureEvents.get()).isEqualTo(50);
+            connections.forEach(ConnectionCounters::close);
+        }
+    }
+
+    private static List<String> labels(final NodeCounters counters)
+    {
+        final List<String> labels = new ArrayList<>();
+        counters.reader().forEach((value, id, label) -> labels.add(label));
+        return labels;
+    }
 }

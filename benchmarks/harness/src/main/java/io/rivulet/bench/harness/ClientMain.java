@@ -45,6 +45,8 @@ public final class ClientMain
     private static final long PING_PONG_CHUNK = 100;
     /** Fan-out messages per warm-up step: each step starts the publisher and waits for every delivery. */
     private static final long FAN_OUT_CHUNK = 5_000;
+    /** One-way messages per warm-up chunk: well under a window (200 ms) even for the slowest row (~60,000/s). */
+    private static final long ONE_WAY_CHUNK = 10_000;
     /** Where the progress of a warm-up chunk goes: the warm-up reports its own. */
     private static final Progress NO_PROGRESS = new Progress();
 
@@ -102,7 +104,7 @@ public final class ClientMain
         long ppCount;
 
         @Option(names = "--ow-warmup", paramLabel = "N", defaultValue = "100000",
-            description = "one-way warm-up messages (default ${DEFAULT-VALUE})")
+            description = "one-way warm-up messages at least; it goes on until the rate is steady (default ${DEFAULT-VALUE})")
         long owWarmup;
 
         @Option(names = "--ow-count", paramLabel = "N", defaultValue = "500000",
@@ -218,7 +220,7 @@ public final class ClientMain
                                 pingPong(client, size, options, progress);
                                 break;
                             case "oneway":
-                                oneWay(client, size, options.owWarmup, options.owCount, progress);
+                                oneWay(client, size, options, progress);
                                 break;
                             case "reqresp":
                                 exitCode |= requestResponse(client, size, options, progress);
@@ -308,19 +310,30 @@ public final class ClientMain
     }
 
     private static void oneWay(
-        final BenchClient client, final int size, final long warmup, final long count, final Progress progress)
+        final BenchClient client, final int size, final Workloads options, final Progress progress)
         throws Exception
     {
+        final long count = options.owCount;
         for (final String api : client.oneWayApis())
         {
             final String label = "oneway " + size + " B " + api;
-            progress.start(label + " warm-up", warmup);
+            progress.start(label + " warm-up", options.owWarmup);
             final long warmBase = client.sync();
-            client.send(api, warmup, progress);
-            final long warmReceived = awaitReceived(client, warmBase, warmup);
-            if (warmReceived != warmup)
+            final long[] warmSent = new long[1];
+            // Until the send rate is steady, as the other workloads: a fixed 100,000 messages left some rows at a
+            // third of the rate they reach warm (a 32-byte fireAndForget ran at 0.7-1.0 M/s after it, 2.6 M/s after
+            // 4 M), and the measured run is short enough for the JIT to still be at work inside it.
+            final WarmUp.Outcome warm = warmUp(options, "oneway", api, options.owWarmup, ONE_WAY_CHUNK).run(
+                operations ->
+                {
+                    client.send(api, operations, NO_PROGRESS);
+                    warmSent[0] += operations;
+                }, progress);
+            printWarmUp("oneway", api, size, warm);
+            final long warmReceived = awaitReceived(client, warmBase, warmSent[0]);
+            if (warmReceived != warmSent[0])
             {
-                throw new IllegalStateException(api + ": receiver counted " + warmReceived + " of " + warmup);
+                throw new IllegalStateException(api + ": receiver counted " + warmReceived + " of " + warmSent[0]);
             }
             System.gc();
             progress.start(label, count);
@@ -333,8 +346,9 @@ public final class ClientMain
             {
                 throw new IllegalStateException(api + ": receiver counted " + received + " of " + count);
             }
-            Line.of(Line.RESULT, "workload", "oneway", "api", api, "size", size, "warmup", warmup, "count", count,
-                "elapsedNs", elapsedNs, "received", received).print(OUT);
+            Line.of(Line.RESULT, "workload", "oneway", "api", api, "size", size, "warmup", warm.operations(),
+                "warmupNs", warm.elapsedNs(), "steady", warm.steady(), "count", count, "elapsedNs", elapsedNs,
+                "received", received).print(OUT);
         }
     }
 

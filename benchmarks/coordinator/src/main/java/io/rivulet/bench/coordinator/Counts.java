@@ -13,13 +13,13 @@ import java.util.Locale;
  * the rates of
  * {@code warmupWindows} consecutive windows of at least {@code warmupWindowMs} agree within
  * {@code warmupTolerancePct} (the harness's {@code WarmUp}), for at most {@code warmupSeconds} per API and size;
- * fan-out warms up the same way in steps of 5,000 messages; one-way warms up by count. Request-response APIs with one request in flight ({@code concatMap},
+ * fan-out warms up the same way in steps of 5,000 messages, one-way in steps of 10,000 timed at the sender. Request-response APIs with one request in flight ({@code concatMap},
  * {@code block()}) run at ping-pong rates and get the ping-pong counts.
  *
  * @param mode      short or full.
  * @param ppWarmup  ping-pong warm-up round trips (at least).
  * @param ppCount   ping-pong measured round trips.
- * @param owWarmup  one-way warm-up messages.
+ * @param owWarmup  one-way warm-up messages (at least).
  * @param owCount   one-way measured messages.
  * @param rrWarmup  request-response warm-up exchanges (at least).
  * @param rrCount   request-response measured exchanges.
@@ -99,12 +99,13 @@ record Counts(
             .format(warmupTolerancePct);
         return String.format(Locale.ROOT, "ping-pong at least %,d warm-up + %,d measured round trips (one in flight); " +
             "request-response at least %,d warm-up + %,d measured exchanges with %d in flight (flatMap), or the " +
-            "ping-pong counts with one in flight (concatMap, block()); ping-pong, request-response and fan-out warm up (the " +
+            "ping-pong counts with one in flight (concatMap, block()); one-way at least %,d warm-up + %,d measured messages; " +
+            "fan-out at least %,d warm-up + %,d measured messages flat out, then up to %,d (or %d s) paced at %,d " +
+            "messages/s or half the flat-out rate if lower, each to %d subscribers; ping-pong, request-response, one-way " +
+            "(in steps of 10,000 messages timed at the sender, then a sync) and fan-out warm up (the " +
             "first size of each API at least %d s) until %d consecutive windows of %d ms agree within %s%%, for at " +
-            "most %d s per API and size (a row marked † hit that bound first); one-way %,d warm-up + %,d measured " +
-            "messages; fan-out at least %,d warm-up + %,d measured messages flat out, then up to %,d (or %d s) paced at %,d " +
-            "messages/s or half the flat-out rate if lower, each to %d subscribers", ppWarmup, ppCount, rrWarmup,
-            rrCount, window, warmupMinSeconds, warmupWindows, warmupWindowMs, tolerance, warmupSeconds, owWarmup,
-            owCount, foWarmup, foCount, foPaced, foPacedSeconds, foRate, subscribers);
+            "most %d s per API and size (a row marked † hit that bound first)", ppWarmup, ppCount, rrWarmup, rrCount,
+            window, owWarmup, owCount, foWarmup, foCount, foPaced, foPacedSeconds, foRate, subscribers,
+            warmupMinSeconds, warmupWindows, warmupWindowMs, tolerance, warmupSeconds);
     }
 }

@@ -123,10 +123,13 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
         return cancelled;
     }
 
-    /** @return true when nothing more will arrive from the peer or be delivered to the subscriber. */
+    /** @return true when nothing more will arrive from the peer and nothing is left to deliver to the subscriber. */
     boolean isDone()
     {
-        return terminated || remoteDone || cancelled;
+        // A message still buffered is owed to the subscriber: a request-response's reply can arrive before the
+        // subscriber asks for it (concatMap subscribes its inner first and requests after), and a stream dropped
+        // from the table then would ignore the request that comes for it.
+        return terminated || cancelled || (remoteDone && buffered == null);
     }
 
     /**
@@ -208,6 +211,9 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
             remoteError = error;
         }
         remoteDone = true;
+        // The error overtakes a message still waiting for demand (an error needs none): once the connection is
+        // gone the stream is out of the table, and a request made later would never reach it.
+        buffered = null;
         drain();
     }
 

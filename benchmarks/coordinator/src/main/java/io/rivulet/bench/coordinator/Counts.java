@@ -13,8 +13,9 @@ import java.util.Locale;
  * the rates of
  * {@code warmupWindows} consecutive windows of at least {@code warmupWindowMs} agree within
  * {@code warmupTolerancePct} (the harness's {@code WarmUp}), for at most {@code warmupSeconds} per API and size;
- * fan-out warms up the same way in steps of 5,000 messages, one-way in steps of 10,000 timed at the sender. Request-response APIs with one request in flight ({@code concatMap},
- * {@code block()}) run at ping-pong rates and get the ping-pong counts.
+ * fan-out warms up the same way in steps of 5,000 messages, one-way in steps of 10,000 timed at the sender.
+ * Request-response APIs with one request in flight ({@code concatMap}, {@code block()}) run at ping-pong rates and
+ * get the ping-pong counts.
  *
  * @param mode      short or full.
  * @param ppWarmup  ping-pong warm-up round trips (at least).

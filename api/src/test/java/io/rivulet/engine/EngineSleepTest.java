@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,13 +18,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The default back-off of a SHARED engine on a transport that can wait for readiness: spins, yields, then one last
  * duty cycle with the sleeping flag up, and only then a sleep in the transport; hand-offs wake it only while the flag
- * is up. The engine and the transport are fakes that record what the sleep did.
+ * is up, and once the cycles are slow, the spins and yields end at a time limit. The engine and the transport are
+ * fakes that record what the sleep did; the clock is the test's.
  */
 class EngineSleepTest
 {
     private final FakeDriver driver = new FakeDriver();
     private final ScriptedEngine engine = new ScriptedEngine();
-    private final EngineSleep sleep = new EngineSleep(engine, driver);
+    /** The sleep's clock: still unless a test makes the engine's cycles take time. */
+    private long nowNs = TimeUnit.SECONDS.toNanos(1);
+    private final EngineSleep sleep = new EngineSleep(engine, driver, () -> nowNs);
 
     @Test
     void shouldSpinAndYieldBeforeItsFirstSleep() throws Exception
@@ -43,6 +47,35 @@ class EngineSleepTest
             EngineSleep.YIELDS);
         assertThat(driver.waits).containsExactly(EngineSleep.SLEEP_MS);
         assertThat(sleep.sleeps()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCutTheSpinsAndYieldsShortWhenTheCyclesAreSlow() throws Exception
+    {
+        final long cycleNs = TimeUnit.MICROSECONDS.toNanos(40); // a cycle over some 400 idle connections
+        engine.onCycle(() -> nowNs += cycleNs);
+        engine.work(1);
+        assertThat(sleep.doWork()).isEqualTo(1);
+
+        final long idleCyclesInTheLimit = (EngineSleep.IDLE_LIMIT_NS + cycleNs - 1) / cycleNs;
+        for (int i = 0; i < idleCyclesInTheLimit; i++)
+        {
+            assertThat(sleep.doWork()).isZero();
+        }
+        assertThat(driver.waits).as("spinning and yielding until the limit has passed").isEmpty();
+
+        sleep.doWork();
+        assertThat(driver.waits).as("asleep long before the count of spins and yields").hasSize(1);
+        assertThat(engine.cycles).as("the work, the idle cycles and the last look")
+            .isEqualTo(1 + idleCyclesInTheLimit + 2).isLessThan(1 + EngineSleep.SPINS + EngineSleep.YIELDS);
+
+        sleep.doWork();
+        assertThat(driver.waits).as("and again after a sleep that brought nothing").hasSize(2);
+
+        engine.work(1);
+        sleep.doWork();
+        sleep.doWork();
+        assertThat(driver.waits).as("work starts the spins over").hasSize(2);
     }
 
     @Test

@@ -260,6 +260,7 @@ public final class Conductor implements Agent, Executor
             extensions.get(i).close(); // before the driver: an extension's endpoint may live on its device
         }
         driver.close();
+        reassemblies.freeSpares(); // the spares; what a connection still held goes when its streams are released
         quiescent = true;
     }
 

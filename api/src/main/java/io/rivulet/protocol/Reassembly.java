@@ -4,15 +4,18 @@ import io.rivulet.Message;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
+
 /**
  * Collects the fragments of one message. Memory grows with the bytes that actually arrive, never with a length the
  * peer claims, stops at the maximum message length, and is taken from the connection's {@link ConnectionMemory}
  * before it is allocated: a peer that opens many streams and never finishes their messages runs out of budget, not
  * the node out of heap. {@link #release()} gives it back; every path that drops a reassembly must call it.
  *
- * <p>Each of metadata and data is one array (the zero-copy handler reads them in place), grown a size class at a time
- * from the node's {@link ReassemblyPool}: the outgrown array goes back to the pool, and both go back on release, so
- * a node reassembling message after message reuses the same arrays instead of allocating at every doubling.
+ * <p>Each of metadata and data is one direct buffer, outside the heap (the zero-copy handler reads them in place;
+ * {@link #toMessage()} copies them out), grown a size class at a time from the node's {@link ReassemblyPool}: the
+ * outgrown buffer goes back to the pool, and both go back on release, so a node reassembling message after message
+ * reuses the same buffers instead of allocating at every doubling.
  *
  * <p>Conductor only.
  */
@@ -31,6 +34,11 @@ final class Reassembly
     private final ReassemblyPool pool;
     private final UnsafeBuffer metadata = new UnsafeBuffer(EMPTY);
     private final UnsafeBuffer data = new UnsafeBuffer(EMPTY);
+    /** Wraps a buffer as it is filled from the one it replaces. */
+    private final UnsafeBuffer growing = new UnsafeBuffer(EMPTY);
+    /** The pool's buffers behind {@link #metadata} and {@link #data}; null while they are empty. */
+    private ByteBuffer metadataMemory;
+    private ByteBuffer dataMemory;
     private int metadataLength;
     private int dataLength;
     /** Bytes taken from the budget: the capacity of both buffers. */
@@ -59,10 +67,23 @@ final class Reassembly
         {
             return Result.MESSAGE_TOO_LONG;
         }
-        if (!ensureCapacity(metadata, metadataLength, metadataLength + metadataChunk) ||
-            !ensureCapacity(data, dataLength, dataLength + dataChunk))
+        if (metadataLength + metadataChunk > metadata.capacity())
         {
-            return Result.OVER_BUDGET;
+            final ByteBuffer grown = grow(metadata, metadataMemory, metadataLength, metadataLength + metadataChunk);
+            if (grown == null)
+            {
+                return Result.OVER_BUDGET;
+            }
+            metadataMemory = grown;
+        }
+        if (dataLength + dataChunk > data.capacity())
+        {
+            final ByteBuffer grown = grow(data, dataMemory, dataLength, dataLength + dataChunk);
+            if (grown == null)
+            {
+                return Result.OVER_BUDGET;
+            }
+            dataMemory = grown;
         }
         if (metadataChunk > 0)
         {
@@ -94,39 +115,57 @@ final class Reassembly
             memory.release(reserved);
             reserved = 0;
         }
-        pool.give(metadata.byteArray(), metadataLength);
-        pool.give(data.byteArray(), dataLength);
         metadata.wrap(EMPTY);
         data.wrap(EMPTY);
+        if (metadataMemory != null)
+        {
+            pool.give(metadataMemory, metadataLength);
+            metadataMemory = null;
+        }
+        if (dataMemory != null)
+        {
+            pool.give(dataMemory, dataLength);
+            dataMemory = null;
+        }
         metadataLength = 0;
         dataLength = 0;
     }
 
     /**
      * Grows to the pool's next size class that holds {@code required} (at most the message limit), reserving the
-     * growth first; the {@code length} bytes collected so far move to the new array and the old one goes back.
+     * growth first; the {@code length} bytes collected so far move to the new buffer and the old one goes back.
+     *
+     * @param view    the metadata or the data view.
+     * @param current the buffer behind it, null while it is empty.
+     * @return the new buffer, now behind the view; null when refused ({@link #refusal()} says why).
      */
-    private boolean ensureCapacity(final UnsafeBuffer buffer, final int length, final int required)
+    private ByteBuffer grow(final UnsafeBuffer view, final ByteBuffer current, final int length, final int required)
     {
-        final int capacity = buffer.capacity();
-        if (required <= capacity)
-        {
-            return true;
-        }
+        final int capacity = view.capacity();
         final int grown = Math.min(maxMessageLength, pool.capacityFor(required));
         final String refused = memory.reserve(grown - capacity);
         if (refused != null)
         {
             refusal = refused;
-            return false;
+            return null;
+        }
+        final ByteBuffer bytes = pool.take(grown);
+        if (bytes == null)
+        {
+            memory.release(grown - capacity);
+            refusal = "the JVM's direct memory (-XX:MaxDirectMemorySize) has no room for " + grown + " bytes";
+            return null;
         }
         reserved += grown - capacity;
-        final byte[] outgrown = buffer.byteArray();
-        final byte[] bytes = pool.take(grown);
-        System.arraycopy(outgrown, 0, bytes, 0, length);
-        buffer.wrap(bytes);
-        pool.give(outgrown, length);
-        return true;
+        growing.wrap(bytes);
+        growing.putBytes(0, view, 0, length);
+        growing.wrap(EMPTY);
+        view.wrap(bytes);
+        if (current != null)
+        {
+            pool.give(current, length);
+        }
+        return bytes;
     }
 
     /** @return an owned message holding exact copies of the collected bytes. */

@@ -1,25 +1,34 @@
 package io.rivulet.protocol;
 
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The node's spare reassembly buffers, so that a message collected from fragments grows into arrays that earlier
- * messages gave back instead of allocating one at each doubling: under a fragment flood those doublings were most
- * of what the node allocated, and drove its GC pauses. Buffers come in power-of-two size classes from
- * {@value #MIN_LENGTH} bytes up to the maximum message length (itself the last class when it is not a power of two);
- * a {@link Reassembly} takes the next class as it grows and gives back the one it outgrew, and both when it is
- * released.
+ * The node's reassembly buffers: direct memory, outside the heap, and the spares among them, so that a message
+ * collected from fragments grows into buffers that earlier messages gave back instead of allocating one at each
+ * doubling. Buffers come in power-of-two size classes from {@value #MIN_LENGTH} bytes up to the maximum message
+ * length (itself the last class when it is not a power of two); a {@link Reassembly} takes the next class as it grows
+ * and gives back the one it outgrew, and both when it is released.
  *
- * <p>Spares are bounded: beyond {@code maxIdleBytes} an array given back is left to GC, and once no buffer has been
- * taken for a second ({@link #trim}) the spares are dropped too, like the {@link RingPool}'s. Spares are not charged
- * to any connection: a reassembly's bytes are reserved in its {@link ConnectionMemory} while it holds them, as before.
+ * <p>Why outside the heap: what a reassembly holds is the peer's, up to the node's memory budget, and lives as long
+ * as the peer keeps its message unfinished. On the heap, a fragment flood (the soak's attack (a), 16 MiB/s) kept up
+ * to a quarter of it full of such arrays: 85% of the node's allocation, young pauses copying the arrays that
+ * survived, and concurrent cycles for the ones that did not, 3-10 ms each, over two hundred in two minutes, which were
+ * the good client's p99. Off the heap the attacker's bytes never meet the collector.
+ *
+ * <p>Spares are bounded: beyond {@code maxIdleBytes} a buffer given back is freed at once ({@link BufferUtil#free}),
+ * and once no buffer has been taken for a second ({@link #trim}) the spares are freed too, like the
+ * {@link RingPool}'s. Spares are not charged to any connection: a reassembly's bytes are reserved in its
+ * {@link ConnectionMemory} while it holds them. A buffer that some path forgot to give back is still freed, late, when
+ * the collector finds it unreachable (a direct buffer's cleaner).
  *
  * <p>A spare is all zeroes: what the previous holder wrote is cleared when it is given back, so no message's bytes
- * are ever readable through the array of another, not even past the length it exposes.
+ * are ever readable through the buffer of another, not even past the length it exposes.
  *
  * <p>Conductor only: reassemblies grow and are released while frames are read.
  */
@@ -36,7 +45,7 @@ public final class ReassemblyPool
 
     private final int maxLength;
     private final long maxIdleBytes;
-    private final ArrayDeque<byte[]>[] spares;
+    private final ArrayDeque<ByteBuffer>[] spares;
     private final NanoClock clock;
     private long idleBytes;
     private long lastTakeNs;
@@ -99,41 +108,55 @@ public final class ReassemblyPool
         return (int)Math.min(powerOfTwo, maxLength);
     }
 
-    /** @return a zeroed array of {@code length} bytes, a spare when its class has one. */
-    byte[] take(final int length)
+    /**
+     * @return a zeroed direct buffer of {@code length} bytes, a spare when its class has one; null when the JVM's
+     *         direct memory ({@code -XX:MaxDirectMemorySize}) has no room for it.
+     */
+    ByteBuffer take(final int length)
     {
         lastTakeNs = clock.nanoTime();
         final int sizeClass = sizeClass(length);
-        final byte[] spare = sizeClass < 0 ? null : spares[sizeClass].pollLast();
-        if (spare == null)
+        final ByteBuffer spare = sizeClass < 0 ? null : spares[sizeClass].pollLast();
+        if (spare != null)
         {
-            return new byte[length];
+            idleBytes -= length;
+            return spare;
         }
-        idleBytes -= length;
-        return spare;
+        try
+        {
+            return ByteBuffer.allocateDirect(length); // zeroed by the JDK
+        }
+        catch (final OutOfMemoryError ex)
+        {
+            return null; // "Cannot reserve ... direct buffer memory": the JDK's limit, not the heap; refused
+        }
     }
 
     /**
-     * The array is no longer used: kept as a spare, zeroed, while there is room, else left to GC.
+     * The buffer is no longer used: kept as a spare, zeroed, while there is room, else freed.
      *
-     * @param array given back; an empty one is ignored.
-     * @param used  the bytes written to it, from 0: the rest is still zero.
+     * @param buffer given back; one the pool never handed out (of no class) is freed all the same.
+     * @param used   the bytes written to it, from 0: the rest is still zero.
      */
-    void give(final byte[] array, final int used)
+    void give(final ByteBuffer buffer, final int used)
     {
-        final int length = array.length;
+        final int length = buffer.capacity();
         final int sizeClass = sizeClass(length);
         if (sizeClass < 0 || idleBytes + length > maxIdleBytes)
         {
+            BufferUtil.free(buffer);
             return;
         }
-        Arrays.fill(array, 0, used, (byte)0);
-        spares[sizeClass].addLast(array);
+        if (used > 0)
+        {
+            new UnsafeBuffer(buffer).setMemory(0, used, (byte)0);
+        }
+        spares[sizeClass].addLast(buffer);
         idleBytes += length;
     }
 
     /**
-     * Drops the spares once no buffer was taken for a second.
+     * Frees the spares once no buffer was taken for a second.
      *
      * @param nowNs the conductor's clock.
      */
@@ -141,12 +164,22 @@ public final class ReassemblyPool
     {
         if (nowNs - lastTakeNs > IDLE_NS && idleBytes > 0)
         {
-            for (final ArrayDeque<byte[]> sizeClass : spares)
-            {
-                sizeClass.clear();
-            }
-            idleBytes = 0;
+            freeSpares();
         }
+    }
+
+    /** Frees the spares now: the node is closing. */
+    public void freeSpares()
+    {
+        for (final ArrayDeque<ByteBuffer> sizeClass : spares)
+        {
+            ByteBuffer spare;
+            while ((spare = sizeClass.pollLast()) != null)
+            {
+                BufferUtil.free(spare);
+            }
+        }
+        idleBytes = 0;
     }
 
     /** @return bytes of spare buffers kept now (tests). */
@@ -159,7 +192,7 @@ public final class ReassemblyPool
     int idle()
     {
         int idle = 0;
-        for (final ArrayDeque<byte[]> sizeClass : spares)
+        for (final ArrayDeque<ByteBuffer> sizeClass : spares)
         {
             idle += sizeClass.size();
         }

@@ -1,8 +1,12 @@
 package io.rivulet.protocol;
 
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
-import java.util.Arrays;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,13 +44,13 @@ class ReassemblyPoolTest
         assertThat(pool.capacityFor(5000)).isEqualTo(8192);
         assertThat(pool.capacityFor(8193)).isEqualTo(10_000);
 
-        final byte[] last = pool.take(10_000);
+        final ByteBuffer last = pool.take(10_000);
         pool.give(last, 0);
         assertThat(pool.take(10_000)).as("the last class is kept like the others").isSameAs(last);
 
         final ReassemblyPool tiny = pool(100, 1 << 20);
         assertThat(tiny.capacityFor(1)).as("a maximum below the smallest class is the only class").isEqualTo(100);
-        final byte[] only = tiny.take(100);
+        final ByteBuffer only = tiny.take(100);
         tiny.give(only, 0);
         assertThat(tiny.take(100)).isSameAs(only);
     }
@@ -55,15 +59,17 @@ class ReassemblyPoolTest
     void shouldReuseAGivenArrayForItsOwnClassOnly()
     {
         final ReassemblyPool pool = pool(MAX_LENGTH, 1 << 20);
-        final byte[] small = pool.take(256);
-        final byte[] large = pool.take(4096);
+        final ByteBuffer small = pool.take(256);
+        final ByteBuffer large = pool.take(4096);
         pool.give(small, 0);
         pool.give(large, 0);
         assertThat(pool.idle()).isEqualTo(2);
         assertThat(pool.idleBytes()).isEqualTo(256 + 4096);
 
-        final byte[] middle = pool.take(1024);
-        assertThat(middle).as("an empty class allocates").isNotSameAs(small).isNotSameAs(large).hasSize(1024);
+        final ByteBuffer middle = pool.take(1024);
+        assertThat(middle).as("an empty class allocates").isNotSameAs(small).isNotSameAs(large);
+        assertThat(middle.capacity()).isEqualTo(1024);
+        assertThat(middle.isDirect()).as("outside the heap").isTrue();
         assertThat(pool.take(4096)).isSameAs(large);
         assertThat(pool.take(256)).isSameAs(small);
         assertThat(pool.idle()).isZero();
@@ -74,19 +80,19 @@ class ReassemblyPoolTest
     void shouldLeaveToGcWhatIsBeyondTheCapOrOfNoClass()
     {
         final ReassemblyPool pool = pool(MAX_LENGTH, 8192);
-        final byte[] first = pool.take(4096);
-        final byte[] second = pool.take(4096);
-        final byte[] third = pool.take(4096);
+        final ByteBuffer first = pool.take(4096);
+        final ByteBuffer second = pool.take(4096);
+        final ByteBuffer third = pool.take(4096);
         pool.give(first, 0);
         pool.give(second, 0);
         pool.give(third, 0);
         assertThat(pool.idleBytes()).as("two fill the cap, the third is dropped").isEqualTo(8192);
 
         final ReassemblyPool roomy = pool(MAX_LENGTH, 1 << 20);
-        roomy.give(new byte[1000], 0);
-        roomy.give(new byte[128], 0);
-        roomy.give(new byte[2 * MAX_LENGTH], 0);
-        roomy.give(new byte[0], 0);
+        roomy.give(ByteBuffer.allocateDirect(1000), 0);
+        roomy.give(ByteBuffer.allocateDirect(128), 0);
+        roomy.give(ByteBuffer.allocateDirect(2 * MAX_LENGTH), 0);
+        roomy.give(ByteBuffer.allocateDirect(0), 0);
         assertThat(roomy.idle()).as("lengths that are no class").isZero();
 
         final ReassemblyPool none = pool(MAX_LENGTH, 0);
@@ -98,14 +104,74 @@ class ReassemblyPoolTest
     void shouldHandOutOnlyZeroedArrays()
     {
         final ReassemblyPool pool = pool(MAX_LENGTH, 1 << 20);
-        final byte[] used = pool.take(1024);
-        Arrays.fill(used, 0, 700, (byte)0x5A);
+        final ByteBuffer used = pool.take(1024);
+        new UnsafeBuffer(used).setMemory(0, 700, (byte)0x5A);
         pool.give(used, 700);
 
-        final byte[] reused = pool.take(1024);
+        final ByteBuffer reused = pool.take(1024);
 
         assertThat(reused).isSameAs(used);
-        assertThat(reused).as("the previous holder's bytes are cleared").containsOnly((byte)0);
+        final byte[] contents = new byte[reused.capacity()];
+        new UnsafeBuffer(reused).getBytes(0, contents);
+        assertThat(contents).as("the previous holder's bytes are cleared").containsOnly((byte)0);
+    }
+
+    @Test
+    void shouldFreeWhatItDoesNotKeep()
+    {
+        final int length = 16 << 20; // large enough that nothing else in the JVM hides the difference
+        final ReassemblyPool pool = pool(length, length);
+        final ByteBuffer kept = pool.take(length);
+        final ByteBuffer beyondTheCap = pool.take(length);
+        final ByteBuffer ofNoClass = ByteBuffer.allocateDirect(length - 1);
+        final long before = directMemoryUsed();
+
+        pool.give(kept, 0);
+        pool.give(beyondTheCap, 0);
+        pool.give(ofNoClass, 0);
+        final long afterGiving = directMemoryUsed();
+        pool.freeSpares();
+        final long afterClosing = directMemoryUsed();
+
+        assertThat(before - afterGiving).as("beyond the cap and of no class: freed at once, not left to the collector")
+            .isEqualTo(2L * length - 1);
+        assertThat(before - afterClosing).as("the node closing frees the spare too").isEqualTo(3L * length - 1);
+        assertThat(pool.idle()).isZero();
+        assertThat(pool.idleBytes()).isZero();
+    }
+
+    @Test
+    void shouldAnswerNullWhenTheJvmHasNoDirectMemoryLeft()
+    {
+        final ReassemblyPool pool = pool(Integer.MAX_VALUE - 8, 0);
+        final ByteBuffer[] held = new ByteBuffer[64];
+        ByteBuffer taken = null;
+        int count = 0;
+        try
+        {
+            // Each 1 GiB: the tests' -XX:MaxDirectMemorySize=2g runs out within a few (an OutOfMemoryError the pool
+            // turns into null; Reassembly refuses the growth with it).
+            while (count < held.length && (taken = pool.take(1 << 30)) != null)
+            {
+                held[count++] = taken;
+            }
+            assertThat(taken).as("a take past the JVM's direct memory limit").isNull();
+            assertThat(count).isLessThan(held.length);
+        }
+        finally
+        {
+            for (int i = 0; i < count; i++)
+            {
+                BufferUtil.free(held[i]);
+            }
+        }
+    }
+
+    /** @return the JVM's direct memory in use: what freeing a direct buffer gives back. */
+    private static long directMemoryUsed()
+    {
+        return ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+            .filter(pool -> "direct".equals(pool.getName())).findFirst().orElseThrow().getMemoryUsed();
     }
 
     @Test
@@ -119,7 +185,7 @@ class ReassemblyPoolTest
         pool.trim(nowNs);
         assertThat(pool.idle()).as("taken within the second: kept").isEqualTo(2);
 
-        final byte[] taken = pool.take(512);
+        final ByteBuffer taken = pool.take(512);
         pool.give(taken, 0);
         nowNs += TimeUnit.MILLISECONDS.toNanos(900);
         pool.trim(nowNs);
@@ -139,8 +205,8 @@ class ReassemblyPoolTest
         final ReassemblyPool large = ReassemblyPool.forNode(MAX_LENGTH, 1L << 40, () -> nowNs);
         for (int i = 0; i < 2048; i++)
         {
-            small.give(new byte[4096], 0);
-            large.give(new byte[4096], 0);
+            small.give(ByteBuffer.allocateDirect(4096), 0);
+            large.give(ByteBuffer.allocateDirect(4096), 0);
         }
 
         assertThat(small.idleBytes()).isEqualTo(4096);

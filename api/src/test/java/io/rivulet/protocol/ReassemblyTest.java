@@ -2,10 +2,12 @@ package io.rivulet.protocol;
 
 import io.rivulet.Message;
 import io.rivulet.MessageView;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -45,6 +47,14 @@ class ReassemblyTest
         return data;
     }
 
+    /** @return the bytes of the buffer from {@code offset} to its capacity. */
+    private static byte[] bytesPast(final DirectBuffer buffer, final int offset)
+    {
+        final byte[] bytes = new byte[buffer.capacity() - offset];
+        buffer.getBytes(offset, bytes);
+        return bytes;
+    }
+
     @Test
     void shouldKeepTheBytesAsItGrowsThroughTheSizeClasses()
     {
@@ -77,11 +87,12 @@ class ReassemblyTest
     {
         final Reassembly first = new Reassembly(MAX_MESSAGE, memory, pool);
         assertThat(append(first, bytes(10, 3), bytes(200, 4))).isEqualTo(Reassembly.Result.APPENDED);
-        final byte[] smallData = first.dataBuffer().byteArray();
+        final ByteBuffer smallData = first.dataBuffer().byteBuffer();
         assertThat(append(first, new byte[0], bytes(2000, 5))).isEqualTo(Reassembly.Result.APPENDED);
         assertThat(pool.idle()).as("256 B outgrown by 2200 B: the 256 B array is spare").isEqualTo(1);
-        final byte[] metadata = first.metadataBuffer().byteArray();
-        final byte[] data = first.dataBuffer().byteArray();
+        final ByteBuffer metadata = first.metadataBuffer().byteBuffer();
+        final ByteBuffer data = first.dataBuffer().byteBuffer();
+        assertThat(data.isDirect()).as("outside the heap").isTrue();
 
         first.release();
         first.release(); // a second release gives nothing twice
@@ -91,8 +102,8 @@ class ReassemblyTest
         assertThat(memory.held()).isZero();
         final Reassembly second = new Reassembly(MAX_MESSAGE, memory, pool);
         assertThat(append(second, bytes(10, 6), bytes(3000, 7))).isEqualTo(Reassembly.Result.APPENDED);
-        assertThat(second.dataBuffer().byteArray()).isSameAs(data);
-        assertThat(second.metadataBuffer().byteArray()).isIn(metadata, smallData);
+        assertThat(second.dataBuffer().byteBuffer()).isSameAs(data);
+        assertThat(second.metadataBuffer().byteBuffer()).isIn(metadata, smallData);
         second.release();
     }
 
@@ -103,23 +114,23 @@ class ReassemblyTest
         Arrays.fill(secret, (byte)0x5A);
         final Reassembly first = new Reassembly(MAX_MESSAGE, memory, pool);
         assertThat(append(first, secret, secret)).isEqualTo(Reassembly.Result.APPENDED);
-        final byte[] firstData = first.dataBuffer().byteArray();
+        final ByteBuffer firstData = first.dataBuffer().byteBuffer();
         first.release();
 
         final Reassembly second = new Reassembly(MAX_MESSAGE, memory, pool);
         final byte[] small = bytes(2100, 8);
         assertThat(append(second, new byte[] { 1 }, small)).isEqualTo(Reassembly.Result.APPENDED);
-        assertThat(second.dataBuffer().byteArray()).as("the same array, reused").isSameAs(firstData);
+        assertThat(second.dataBuffer().byteBuffer()).as("the same buffer, reused").isSameAs(firstData);
         final MessageView view = new MessageView().wrap(second.metadataBuffer(), second.metadataLength(),
             second.dataBuffer(), second.dataLength());
 
         assertThat(view.dataLength()).isEqualTo(small.length);
         assertThat(view.metadataLength()).isEqualTo(1);
         assertThat(view.toMessage()).isEqualTo(Message.of(small).metadata(new byte[] { 1 }));
-        // Even the arrays behind the view, read past its length, hold nothing of the first message.
-        assertThat(Arrays.copyOfRange(view.data().byteArray(), small.length, firstData.length)).containsOnly((byte)0);
-        assertThat(Arrays.copyOfRange(second.metadataBuffer().byteArray(), 1, second.metadataBuffer().capacity()))
+        // Even the buffers behind the view, read past its length, hold nothing of the first message.
+        assertThat(bytesPast(second.dataBuffer(), small.length)).hasSize(firstData.capacity() - small.length)
             .containsOnly((byte)0);
+        assertThat(bytesPast(second.metadataBuffer(), 1)).containsOnly((byte)0);
         assertThat(second.toMessage().dataBytes()).isEqualTo(small);
         second.release();
     }
@@ -189,6 +200,39 @@ class ReassemblyTest
             "of which the message's copy " + exactCopy);
         assertThat(checksum).isNotZero();
         assertThat(perMessage).as("bytes allocated per message besides its copy").isLessThan(exactCopy + 1024);
+        assertThat(memory.held()).isZero();
+    }
+
+    /**
+     * Why the buffers are direct: the bytes a peer keeps unfinished never reach the heap, even when the pool has no
+     * spare to give (a flood's connections each grow their own), so the collector has nothing of them to copy.
+     */
+    @Test
+    void shouldHoldTheCollectedBytesOutsideTheHeapEvenWithNoSpare()
+    {
+        final UnsafeBuffer frame = new UnsafeBuffer(bytes(FRAGMENT, 14));
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long threadId = Thread.currentThread().getId();
+        reassemble(10, frame); // the JIT's first allocations, not the pool's: it gets a fresh pool below
+        final ReassemblyPool empty = new ReassemblyPool(MAX_MESSAGE, 0, System::nanoTime);
+
+        final long before = threads.getThreadAllocatedBytes(threadId);
+        final Reassembly unfinished = new Reassembly(MAX_MESSAGE, memory, empty);
+        for (int fragment = 0; fragment < MAX_MESSAGE / FRAGMENT - 1; fragment++)
+        {
+            assertThat(unfinished.append(frame, 0, 0, 0, FRAGMENT)).isEqualTo(Reassembly.Result.APPENDED);
+        }
+        final long allocated = threads.getThreadAllocatedBytes(threadId) - before;
+
+        System.out.println("a reassembly grown cold to " + unfinished.dataLength() + " bytes: " + allocated +
+            " bytes of heap");
+        assertThat(unfinished.dataBuffer().capacity()).isEqualTo(MAX_MESSAGE);
+        assertThat(memory.held()).as("its capacity is still reserved").isEqualTo(MAX_MESSAGE);
+        // Each growth's buffer object and cleaner, about 12 KB here; arrays would be 256 B + 512 B + ... + 64 KiB.
+        assertThat(allocated).as("heap bytes for %d collected bytes (heap arrays: 127 KiB)", unfinished.dataLength())
+            .isLessThan(MAX_MESSAGE / 4);
+        unfinished.release();
         assertThat(memory.held()).isZero();
     }
 

@@ -3,7 +3,9 @@ package io.rivulet.engine;
 import io.rivulet.codec.FrameHeader;
 import io.rivulet.counters.NodeCounters;
 import io.rivulet.protocol.ConnectionOutput;
+import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.SendMode;
+import io.rivulet.protocol.SendReadiness;
 import io.rivulet.spi.ReliableLink;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -19,6 +21,10 @@ import java.util.ArrayList;
  * The sender agent: moves encoded frames from each connection's outbound ring to its link and
  * flushes the link. It knows nothing of streams; the frames were encoded by the producers.
  *
+ * <p>It visits only the connections with something to send. One whose ring is empty, whose link is flushed and
+ * whose send mode is ACTIVE rests ({@link Outbound#rest()}) until output for it brings it back
+ * through the {@link SendReadiness} queue, so a duty cycle costs the connections that are sending, not all of them.
+ *
  * <p>Single-threaded: connections arrive through {@link #add(ConnectionOutput)} (any thread) and
  * leave when their {@link ConnectionOutput#sendMode()} says so.
  */
@@ -27,7 +33,11 @@ public final class Sender implements Agent
     private static final int FRAMES_PER_CONNECTION = 256;
 
     private final ManyToOneConcurrentLinkedQueue<ConnectionOutput> additions = new ManyToOneConcurrentLinkedQueue<>();
+    /** Every connection the sender has. */
     private final ArrayList<ConnectionOutput> connections = new ArrayList<>();
+    /** The ones it visits each cycle: those not resting. */
+    private final ArrayList<ConnectionOutput> visiting = new ArrayList<>();
+    private final SendReadiness readiness;
     private final NodeCounters counters;
     private final ControlledMessageHandler frameHandler = this::onFrame;
     private ReliableLink currentLink;
@@ -41,9 +51,21 @@ public final class Sender implements Agent
     private long connectionBytes;
     private int connectionMessages;
 
+    /** @param counters the node's counters (frames and bytes sent). */
     public Sender(final NodeCounters counters)
     {
+        this(counters, SendReadiness.DEFAULT_CAPACITY);
+    }
+
+    /**
+     * @param counters          the node's counters (frames and bytes sent).
+     * @param readinessCapacity resting connections that can come back between two passes before the sender visits
+     *                          them all (tests make it small).
+     */
+    public Sender(final NodeCounters counters, final int readinessCapacity)
+    {
         this.counters = counters;
+        this.readiness = new SendReadiness(readinessCapacity);
     }
 
     /** Any thread: start draining this connection. */
@@ -60,11 +82,25 @@ public final class Sender implements Agent
         while ((added = additions.poll()) != null)
         {
             connections.add(added);
+            added.outbound().attachSender(readiness, added);
+            visit(added);
             work++;
         }
-        for (int i = connections.size() - 1; i >= 0; i--)
+        ConnectionOutput ready;
+        while ((ready = readiness.poll()) != null)
         {
-            final ConnectionOutput connection = connections.get(i);
+            resume(ready);
+        }
+        if (readiness.takeOverflow())
+        {
+            for (int i = 0; i < connections.size(); i++)
+            {
+                resume(connections.get(i));
+            }
+        }
+        for (int i = visiting.size() - 1; i >= 0; i--)
+        {
+            final ConnectionOutput connection = visiting.get(i);
             final SendMode mode = connection.sendMode();
             if (mode == SendMode.RELEASE)
             {
@@ -77,6 +113,10 @@ public final class Sender implements Agent
             {
                 release(i, connection);
                 work++;
+            }
+            else if (mode == SendMode.ACTIVE && isDrained(connection) && connection.outbound().rest())
+            {
+                stopVisiting(i, connection);
             }
         }
         if (framesSent > 0)
@@ -94,8 +134,44 @@ public final class Sender implements Agent
     {
         for (int i = connections.size() - 1; i >= 0; i--)
         {
-            release(i, connections.get(i));
+            final ConnectionOutput connection = connections.get(i);
+            connection.outbound().releasedBySender();
+            connection.onSenderReleased();
         }
+        connections.clear();
+        visiting.clear();
+    }
+
+    /** @return connections the sender visits each cycle, the ones not resting (sender thread; tests, diagnostics). */
+    public int visitingConnections()
+    {
+        return visiting.size();
+    }
+
+    private void visit(final ConnectionOutput connection)
+    {
+        connection.outbound().visited(true);
+        visiting.add(connection);
+    }
+
+    /** A resting connection has output again (or the readiness queue overflowed): visit it from now on. */
+    private void resume(final ConnectionOutput connection)
+    {
+        final Outbound outbound = connection.outbound();
+        if (!outbound.isVisited() && !outbound.isReleasedBySender())
+        {
+            outbound.resume();
+            visit(connection);
+        }
+    }
+
+    /** Removes the connection at {@code index} of the visited ones; the last one takes its place (already visited). */
+    private void stopVisiting(final int index, final ConnectionOutput connection)
+    {
+        connection.outbound().visited(false);
+        final int last = visiting.size() - 1;
+        visiting.set(index, visiting.get(last));
+        visiting.remove(last);
     }
 
     @Override
@@ -172,7 +248,9 @@ public final class Sender implements Agent
 
     private void release(final int index, final ConnectionOutput connection)
     {
-        connections.remove(index);
+        stopVisiting(index, connection);
+        connections.remove(connection);
+        connection.outbound().releasedBySender(); // a late entry in the readiness queue is ignored
         connection.onSenderReleased();
     }
 }

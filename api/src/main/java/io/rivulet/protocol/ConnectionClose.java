@@ -196,6 +196,7 @@ final class ConnectionClose
     {
         lose(new ConnectionClosedException("node closed"));
         sendMode = SendMode.RELEASE;
+        outbound.scheduleSend(); // the sender must see the new mode, resting or not
         awaitPeerClose = false; // finish on the next cycle, not after the peer's close
     }
 
@@ -210,6 +211,7 @@ final class ConnectionClose
         outbound.close();
         deadlineNs = clock.getAsLong() + CLOSE_TIMEOUT_NS;
         sendMode = mode;
+        outbound.scheduleSend();
         onClosing.accept(closeCause);
     }
 
@@ -221,6 +223,7 @@ final class ConnectionClose
             if (nowNs - deadlineNs > 0)
             {
                 sendMode = SendMode.RELEASE;
+                outbound.scheduleSend();
             }
             return 0;
         }

@@ -131,6 +131,7 @@ final class ConnectionExtensions implements ConnectionServices
         {
             return false;
         }
+        outbound.scheduleFlush();
         if (sentFrames != null)
         {
             sentFrames.log(buffer, offset, length);

@@ -15,6 +15,8 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.agrona.concurrent.status.AtomicCounter;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -85,6 +87,32 @@ public final class Outbound
     /** Application threads parked until the ring has room ({@code offer} and {@code tryClaim} with a timeout). */
     private final RoomWaiters roomWaiters = new RoomWaiters();
     private final EngineWake wake;
+    /**
+     * 1 while the sender visits this connection or it waits in the sender's {@link SendReadiness}, 0 while it rests;
+     * 1 from the start, since the sender visits a new connection first.
+     */
+    @SuppressWarnings("unused") // through SEND_SCHEDULED
+    private volatile int sendScheduled = 1;
+    /** Set by the sender before the first time it lets the connection rest (published by that volatile write). */
+    private SendReadiness readiness;
+    private ConnectionOutput output;
+    /** Sender only: whether the sender's list of connections to visit holds this one, and whether it let go of it. */
+    private boolean visited;
+    private boolean releasedBySender;
+
+    private static final VarHandle SEND_SCHEDULED;
+
+    static
+    {
+        try
+        {
+            SEND_SCHEDULED = MethodHandles.lookup().findVarHandle(Outbound.class, "sendScheduled", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     /**
      * An outbound side with its full ring at once (a client, tests) and no memory budget.
@@ -335,8 +363,99 @@ public final class Outbound
     void commit(final int index)
     {
         ring.commit(index);
+        scheduleSend();
         wake.afterHandOff();
         activeWriters.getAndDecrement();
+    }
+
+    /**
+     * Sender, when it first takes the connection: where a resting connection is brought back from.
+     *
+     * @param readiness the sender's queue of connections with output.
+     * @param output    the connection this is the outbound side of.
+     */
+    public void attachSender(final SendReadiness readiness, final ConnectionOutput output)
+    {
+        this.readiness = readiness;
+        this.output = output;
+    }
+
+    /**
+     * Any thread, once there is output the sender must see (a frame committed to the ring, a claim settled, a frame
+     * offered to the link, a new send mode): brings the connection back to the sender if it rests. The fence orders
+     * that output before the load of the flag; {@link #rest()} orders its store of the flag before its look at the
+     * output, so either the producer sees the connection resting and queues it, or the sender sees the output.
+     */
+    public void scheduleSend()
+    {
+        VarHandle.fullFence();
+        if ((int)SEND_SCHEDULED.getVolatile(this) == 0 && SEND_SCHEDULED.compareAndSet(this, 0, 1))
+        {
+            readiness.offer(output);
+        }
+    }
+
+    /**
+     * Sender thread: a frame was offered straight to the link (a topic's data), which the sender must flush; brings
+     * the connection back if it rests. No fence: the sender itself is the one that lets connections rest.
+     */
+    public void scheduleFlush()
+    {
+        if ((int)SEND_SCHEDULED.getVolatile(this) == 0 && SEND_SCHEDULED.compareAndSet(this, 0, 1))
+        {
+            readiness.offer(output);
+        }
+    }
+
+    /**
+     * Sender: the connection looked idle (its ring empty, its link flushed, its send mode ACTIVE); it rests, so that
+     * the sender stops visiting it, unless output arrived meanwhile.
+     *
+     * @return true when it rests now ({@link #scheduleSend()} brings it back), false when it has output after all.
+     */
+    public boolean rest()
+    {
+        SEND_SCHEDULED.setVolatile(this, 0);
+        VarHandle.fullFence();
+        final ManyToOneRingBuffer current = ring;
+        if (current.producerPosition() == current.consumerPosition() && output.sendMode() == SendMode.ACTIVE)
+        {
+            return true;
+        }
+        // Output came in between: keep visiting. A producer that saw the flag down may have queued the connection as
+        // well; the sender ignores that one (visited).
+        SEND_SCHEDULED.setVolatile(this, 1);
+        return false;
+    }
+
+    /** Sender: the connection is visited again, after the readiness queue brought it back or overflowed. */
+    public void resume()
+    {
+        SEND_SCHEDULED.setVolatile(this, 1);
+    }
+
+    /** @return whether the sender's list of connections to visit holds this one (sender only). */
+    public boolean isVisited()
+    {
+        return visited;
+    }
+
+    /** Sender only: records whether its list of connections to visit holds this one. */
+    public void visited(final boolean visited)
+    {
+        this.visited = visited;
+    }
+
+    /** Sender only: it let go of the connection; a late entry of it in the readiness queue is ignored. */
+    public void releasedBySender()
+    {
+        releasedBySender = true;
+    }
+
+    /** @return whether the sender let go of the connection (sender only). */
+    public boolean isReleasedBySender()
+    {
+        return releasedBySender;
     }
 
     /** @return message bytes parked by this connection's writers, waiting for ring space. */
@@ -482,6 +601,7 @@ public final class Outbound
             final boolean committed = settleClaim(handle, CLAIM_RECORD);
             if (committed)
             {
+                scheduleSend();
                 wake.afterHandOff();
             }
             return committed;
@@ -490,7 +610,10 @@ public final class Outbound
         @Override
         public void abortClaim(final long handle)
         {
-            settleClaim(handle, RingBuffer.PADDING_MSG_TYPE_ID);
+            if (settleClaim(handle, RingBuffer.PADDING_MSG_TYPE_ID))
+            {
+                scheduleSend(); // the padding must be passed for what follows it
+            }
         }
     }
 

@@ -464,7 +464,14 @@ public final class ProtocolConnection implements ConnectionOutput
     {
         try
         {
-            return link.poll(dispatcher, settings.frameLimit());
+            final int frames = link.poll(dispatcher, settings.frameLimit());
+            if (frames > 0)
+            {
+                // What arrived may leave the link owing its peer something only a flush sends (an RDMA link's
+                // credits), so a resting connection is visited once more.
+                outbound.scheduleSend();
+            }
+            return frames;
         }
         catch (final LinkClosedException ex)
         {

@@ -389,10 +389,7 @@ public final class Outbound
     public void scheduleSend()
     {
         VarHandle.fullFence();
-        if ((int)SEND_SCHEDULED.getVolatile(this) == 0 && SEND_SCHEDULED.compareAndSet(this, 0, 1))
-        {
-            readiness.offer(output);
-        }
+        scheduleFlush();
     }
 
     /**

@@ -128,7 +128,9 @@ public final class ReassemblyPool
         }
         catch (final OutOfMemoryError ex)
         {
-            return null; // "Cannot reserve ... direct buffer memory": the JDK's limit, not the heap; refused
+            // "Cannot reserve ... direct buffer memory": the JDK's limit, not the heap, reached after the JDK itself
+            // collected and retried (up to about half a second). Refused, like a growth over the budget.
+            return null;
         }
     }
 

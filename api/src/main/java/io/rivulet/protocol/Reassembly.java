@@ -34,11 +34,6 @@ final class Reassembly
     private final ReassemblyPool pool;
     private final UnsafeBuffer metadata = new UnsafeBuffer(EMPTY);
     private final UnsafeBuffer data = new UnsafeBuffer(EMPTY);
-    /** Wraps a buffer as it is filled from the one it replaces. */
-    private final UnsafeBuffer growing = new UnsafeBuffer(EMPTY);
-    /** The pool's buffers behind {@link #metadata} and {@link #data}; null while they are empty. */
-    private ByteBuffer metadataMemory;
-    private ByteBuffer dataMemory;
     private int metadataLength;
     private int dataLength;
     /** Bytes taken from the budget: the capacity of both buffers. */
@@ -67,23 +62,10 @@ final class Reassembly
         {
             return Result.MESSAGE_TOO_LONG;
         }
-        if (metadataLength + metadataChunk > metadata.capacity())
+        if (!ensureCapacity(metadata, metadataLength, metadataLength + metadataChunk) ||
+            !ensureCapacity(data, dataLength, dataLength + dataChunk))
         {
-            final ByteBuffer grown = grow(metadata, metadataMemory, metadataLength, metadataLength + metadataChunk);
-            if (grown == null)
-            {
-                return Result.OVER_BUDGET;
-            }
-            metadataMemory = grown;
-        }
-        if (dataLength + dataChunk > data.capacity())
-        {
-            final ByteBuffer grown = grow(data, dataMemory, dataLength, dataLength + dataChunk);
-            if (grown == null)
-            {
-                return Result.OVER_BUDGET;
-            }
-            dataMemory = grown;
+            return Result.OVER_BUDGET;
         }
         if (metadataChunk > 0)
         {
@@ -115,57 +97,58 @@ final class Reassembly
             memory.release(reserved);
             reserved = 0;
         }
-        metadata.wrap(EMPTY);
-        data.wrap(EMPTY);
-        if (metadataMemory != null)
-        {
-            pool.give(metadataMemory, metadataLength);
-            metadataMemory = null;
-        }
-        if (dataMemory != null)
-        {
-            pool.give(dataMemory, dataLength);
-            dataMemory = null;
-        }
+        giveBack(metadata, metadataLength);
+        giveBack(data, dataLength);
         metadataLength = 0;
         dataLength = 0;
+    }
+
+    /** Gives the pool's buffer behind the view back, if it has one, and leaves the view empty. */
+    private void giveBack(final UnsafeBuffer view, final int used)
+    {
+        final ByteBuffer memory = view.byteBuffer(); // null while the view wraps the empty array
+        view.wrap(EMPTY);
+        if (memory != null)
+        {
+            pool.give(memory, used);
+        }
     }
 
     /**
      * Grows to the pool's next size class that holds {@code required} (at most the message limit), reserving the
      * growth first; the {@code length} bytes collected so far move to the new buffer and the old one goes back.
      *
-     * @param view    the metadata or the data view.
-     * @param current the buffer behind it, null while it is empty.
-     * @return the new buffer, now behind the view; null when refused ({@link #refusal()} says why).
+     * @return false when refused ({@link #refusal()} says why).
      */
-    private ByteBuffer grow(final UnsafeBuffer view, final ByteBuffer current, final int length, final int required)
+    private boolean ensureCapacity(final UnsafeBuffer view, final int length, final int required)
     {
         final int capacity = view.capacity();
+        if (required <= capacity)
+        {
+            return true;
+        }
         final int grown = Math.min(maxMessageLength, pool.capacityFor(required));
         final String refused = memory.reserve(grown - capacity);
         if (refused != null)
         {
             refusal = refused;
-            return null;
+            return false;
         }
         final ByteBuffer bytes = pool.take(grown);
         if (bytes == null)
         {
             memory.release(grown - capacity);
             refusal = "the JVM's direct memory (-XX:MaxDirectMemorySize) has no room for " + grown + " bytes";
-            return null;
+            return false;
         }
         reserved += grown - capacity;
-        growing.wrap(bytes);
-        growing.putBytes(0, view, 0, length);
-        growing.wrap(EMPTY);
-        view.wrap(bytes);
-        if (current != null)
+        if (length > 0)
         {
-            pool.give(current, length);
+            bytes.put(0, view.byteBuffer(), 0, length);
         }
-        return bytes;
+        giveBack(view, length);
+        view.wrap(bytes);
+        return true;
     }
 
     /** @return an owned message holding exact copies of the collected bytes. */

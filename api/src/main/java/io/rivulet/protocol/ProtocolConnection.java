@@ -465,11 +465,9 @@ public final class ProtocolConnection implements ConnectionOutput
         try
         {
             final int frames = link.poll(dispatcher, settings.frameLimit());
-            if (frames > 0)
+            if (frames > 0 && link.sendsOnReceive())
             {
-                // What arrived may leave the link owing its peer something only a flush sends (an RDMA link's
-                // credits), so a resting connection is visited once more.
-                outbound.scheduleSend();
+                outbound.scheduleSend(); // the link may owe its peer something only a flush sends: credits
             }
             return frames;
         }

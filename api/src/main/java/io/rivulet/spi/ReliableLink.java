@@ -51,6 +51,17 @@ public interface ReliableLink extends AutoCloseable
      */
     int poll(FrameHandler handler, int frameLimit) throws IOException;
 
+    /**
+     * @return whether frames delivered by {@link #poll} can leave this link with something only {@link #flush()}
+     *         sends (an RDMA link's credits to return), so that the sender must look at it after a poll even when no
+     *         frame was offered. True unless the link's send side changes only through {@link #offer} and
+     *         {@link #flush()}, as a socket's does.
+     */
+    default boolean sendsOnReceive()
+    {
+        return true;
+    }
+
     /** @return the peer as {@code host:port}. */
     String remoteAddress();
 

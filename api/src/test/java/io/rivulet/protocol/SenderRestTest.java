@@ -99,7 +99,7 @@ class SenderRestTest
         assertThat(sender.visitingConnections()).isZero();
 
         connection.link.unflushed = true; // frames received: an RDMA link now owes its peer credits
-        connection.outbound.scheduleSend(); // what ProtocolConnection.pollLink does after frames arrived
+        connection.outbound.scheduleSend(); // what pollLink does after frames arrive on a link that sendsOnReceive()
         sender.doWork();
         assertThat(connection.link.flushes).isEqualTo(2);
     }

@@ -221,6 +221,17 @@ public final class TcpLink implements ReliableLink, Selectable
 
     /**
      * {@inheritDoc}
+     *
+     * <p>False: what arrives never makes this link send (a TLS 1.3 key update is answered on the next write).
+     */
+    @Override
+    public boolean sendsOnReceive()
+    {
+        return false;
+    }
+
+    /**
+     * {@inheritDoc}
      */
     @Override
     public boolean isFlushed()

@@ -44,6 +44,12 @@ public final class ConductorCommands implements Executor, EngineWake
         wake.afterHandOff();
     }
 
+    @Override
+    public void afterFencedHandOff()
+    {
+        wake.afterFencedHandOff();
+    }
+
     /** Before the engine starts: what wakes it once it sleeps. */
     public void engineWake(final EngineWake wake)
     {

@@ -140,6 +140,12 @@ public final class EngineSleep implements Agent, EngineWake
         // flag while the engine's last look misses its frame. About 10 ns on the handing thread, and only on nodes
         // that sleep; the others' EngineWake does nothing.
         VarHandle.fullFence();
+        afterFencedHandOff();
+    }
+
+    @Override
+    public void afterFencedHandOff()
+    {
         if (sleeping)
         {
             driver.wakeUp();

@@ -363,9 +363,25 @@ public final class Outbound
     void commit(final int index)
     {
         ring.commit(index);
-        scheduleSend();
-        wake.afterHandOff();
+        afterOutput();
         activeWriters.getAndDecrement();
+    }
+
+    /**
+     * Any thread, after a frame committed or a claim settled: one fence, then the sender's readiness and the engine's
+     * sleep are both read. A connection queued for the sender is a hand-off of its own, so that path fences again.
+     */
+    private void afterOutput()
+    {
+        VarHandle.fullFence();
+        if (scheduleFlush())
+        {
+            wake.afterHandOff();
+        }
+        else
+        {
+            wake.afterFencedHandOff();
+        }
     }
 
     /**
@@ -395,13 +411,17 @@ public final class Outbound
     /**
      * Sender thread: a frame was offered straight to the link (a topic's data), which the sender must flush; brings
      * the connection back if it rests. No fence: the sender itself is the one that lets connections rest.
+     *
+     * @return true when the connection rested and is now queued for the sender.
      */
-    public void scheduleFlush()
+    public boolean scheduleFlush()
     {
         if ((int)SEND_SCHEDULED.getVolatile(this) == 0 && SEND_SCHEDULED.compareAndSet(this, 0, 1))
         {
             readiness.offer(output);
+            return true;
         }
+        return false;
     }
 
     /**
@@ -598,8 +618,7 @@ public final class Outbound
             final boolean committed = settleClaim(handle, CLAIM_RECORD);
             if (committed)
             {
-                scheduleSend();
-                wake.afterHandOff();
+                afterOutput();
             }
             return committed;
         }

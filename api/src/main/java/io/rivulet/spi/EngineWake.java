@@ -15,4 +15,14 @@ public interface EngineWake
 
     /** Any thread, after it handed the engine work. */
     void afterHandOff();
+
+    /**
+     * Any thread, after it handed the engine work and then ran a full fence itself ({@code VarHandle.fullFence()}):
+     * the same as {@link #afterHandOff()} without a second fence. An outbound ring's commit fences once for both
+     * the sender's readiness and the engine's sleep.
+     */
+    default void afterFencedHandOff()
+    {
+        afterHandOff();
+    }
 }

@@ -109,6 +109,18 @@ class EngineSleepTest
     }
 
     @Test
+    void shouldWakeTheTransportForAFencedHandOffOnlyWhileTheFlagIsUp() throws Exception
+    {
+        sleep.afterFencedHandOff();
+        assertThat(driver.wakeUps).as("awake: nothing to wake").isZero();
+
+        idleUntilSleeping();
+        engine.onCycle(sleep::afterFencedHandOff); // a ring commit that fenced for the sender's readiness too
+        sleep.doWork();
+        assertThat(driver.wakeUps).as("the flag was up during the last look").isEqualTo(1);
+    }
+
+    @Test
     void shouldStaySleepyAfterASleepWithoutWork() throws Exception
     {
         idleUntilSleeping();

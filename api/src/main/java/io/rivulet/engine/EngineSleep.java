@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * machine with fewer cores than busy threads the thread this engine just handed work to (the caller its reply
  * unparked, the peer engine that shares its core) runs at once instead of after ten more cycles. The benchmark's
  * default row (two nodes and a parked caller on 2 vCPUs) showed both engines sharing one core and handing over by
- * yields; its ping-pong p50 fell from 37 to 23 µs (median of 5 interleaved runs). A yield with nothing else to run
+ * yields; its ping-pong p50 fell from 37 to 22 µs (medians of 8 interleaved pairs). A yield with nothing else to run
  * returns at once, so an engine with a core of its own loses only the system call.
  *
  * <p>Why: a timed park is never short. Linux adds its 50 µs timer slack to every one, and {@code parkNanos(1 µs)}

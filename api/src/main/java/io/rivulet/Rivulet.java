@@ -674,9 +674,6 @@ public final class Rivulet implements AutoCloseable
         private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Rivulet.class);
         /** The default reply wait's looks at the reply before it parks (issue 16). */
         private static final int REPLY_WAIT_SPINS = 200;
-        /** The default back-off's spins, then yields, before its parks (a SHARED TCP engine yields at once instead). */
-        private static final int BACKOFF_SPINS = 10;
-        private static final int BACKOFF_YIELDS = 20;
         /** Numbers default node names in this process. */
         private static final AtomicInteger NODE_NUMBERS = new AtomicInteger();
 
@@ -1634,7 +1631,7 @@ public final class Rivulet implements AutoCloseable
             switch (idleStrategyName.trim().toLowerCase(java.util.Locale.ROOT))
             {
                 case "backoff":
-                    return new BackoffIdleStrategy(BACKOFF_SPINS, BACKOFF_YIELDS,
+                    return new BackoffIdleStrategy(EngineSleep.SPINS, EngineSleep.YIELDS,
                         TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
                 case "busy":
                     return new BusySpinIdleStrategy();

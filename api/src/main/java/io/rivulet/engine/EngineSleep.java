@@ -10,16 +10,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The default back-off of a SHARED engine whose transport can wait for readiness (TCP's selector): after a cycle with
- * work it yields for up to {@link #YIELDS} idle cycles, and then, instead of parking, sleeps in the transport
- * ({@code epoll_wait}), where the kernel wakes it when data arrives and application threads wake it when they hand it
- * work ({@link EngineWake}: ring frames, stream signals, conductor commands, topic messages).
- *
- * <p>It yields from the first idle cycle, without the spins of Agrona's {@code BackoffIdleStrategy(10, 20, ..)}: on a
- * machine with fewer cores than busy threads the thread this engine just handed work to (the caller its reply
- * unparked, the peer engine that shares its core) runs at once instead of after ten more cycles. The benchmark's
- * default row (two nodes and a parked caller on 2 vCPUs) showed both engines sharing one core and handing over by
- * yields; its ping-pong p50 fell from 37 to 22 µs (medians of 8 interleaved pairs). A yield with nothing else to run
- * returns at once, so an engine with a core of its own loses only the system call.
+ * work it spins, then yields, as Agrona's {@code BackoffIdleStrategy(10, 20, ..)} does, and then, instead of parking,
+ * sleeps in the transport ({@code epoll_wait}), where the kernel wakes it when data arrives and application threads
+ * wake it when they hand it work ({@link EngineWake}: ring frames, stream signals, conductor commands, topic
+ * messages).
  *
  * <p>Why: a timed park is never short. Linux adds its 50 µs timer slack to every one, and {@code parkNanos(1 µs)}
  * took 76 µs (p50) on the 2-vCPU machine of the benchmarks, so a parked engine noticed a message tens of µs to 1 ms
@@ -31,22 +25,24 @@ import java.util.concurrent.TimeUnit;
  * So either the last cycle sees the work, or the thread sees the flag and wakes the transport, and a wake-up asked
  * for before the sleep ends it at once. A hand-off without a wake-up (a path not listed above) waits at most the timeout.
  *
- * <p>The yields also end once {@link #IDLE_LIMIT_NS} has passed since the first cycle that found nothing. An
+ * <p>The spins and yields also end once {@link #IDLE_LIMIT_NS} has passed since the first cycle that found nothing. An
  * idle cycle still visits every connection's conductor state, so its cost grows with them: with 400 idle connections
  * (the soak's SETUP-less sockets and keepalive-only clients) the 30 idle cycles after each piece of work kept the
  * server's engine busy 66-94% of the time doing nothing, which delayed everything else on a 2-vCPU machine. A cheap
- * cycle (a few connections) still yields the full count within the limit.
+ * cycle (a few connections) still spins and yields the full count within the limit.
  *
  * <p>An {@link Agent} around the engine's composite, run by an {@code AgentRunner} with a no-op idle strategy, because
  * the last look is a duty cycle, which an idle strategy cannot run.
  */
 public final class EngineSleep implements Agent, EngineWake
 {
-    /** Idle cycles that yield before the engine sleeps: the count of the default back-off's spins and yields. */
-    static final int YIELDS = 30;
+    /** Spins after a cycle with work; the default back-off's too. */
+    public static final int SPINS = 10;
+    /** Yields after the spins; the default back-off's too. */
+    public static final int YIELDS = 20;
     /** The longest sleep: how late a timer may fire. */
     static final long SLEEP_MS = 1;
-    /** The longest the yields last together, from the first cycle that found nothing. */
+    /** The longest the spins and yields last together, from the first cycle that found nothing. */
     static final long IDLE_LIMIT_NS = TimeUnit.MICROSECONDS.toNanos(100);
 
     private final Agent engine;
@@ -69,7 +65,7 @@ public final class EngineSleep implements Agent, EngineWake
     /**
      * @param engine the engine's agents (conductor, topic sender, sender), one composite.
      * @param driver the transport it sleeps in; {@link TransportDriver#canAwaitWork()}.
-     * @param clock  times the yields ({@link #IDLE_LIMIT_NS}).
+     * @param clock  times the spins and yields ({@link #IDLE_LIMIT_NS}).
      */
     EngineSleep(final Agent engine, final TransportDriver driver, final NanoClock clock)
     {
@@ -97,7 +93,7 @@ public final class EngineSleep implements Agent, EngineWake
             idleCycles = 0;
             return work;
         }
-        if (idleCycles < YIELDS)
+        if (idleCycles < SPINS + YIELDS)
         {
             final long nowNs = clock.nanoTime();
             if (idleCycles == 0)
@@ -106,11 +102,17 @@ public final class EngineSleep implements Agent, EngineWake
             }
             if (nowNs - idleSinceNs < IDLE_LIMIT_NS)
             {
-                idleCycles++;
-                Thread.yield();
+                if (idleCycles++ < SPINS)
+                {
+                    Thread.onSpinWait();
+                }
+                else
+                {
+                    Thread.yield();
+                }
                 return 0;
             }
-            idleCycles = YIELDS; // the cycles are slow: sleep now, and after each sleep without work
+            idleCycles = SPINS + YIELDS; // the cycles are slow: sleep now, and after each sleep without work
         }
         sleeping = true; // a volatile write: a full fence on the way out, before the last look reads anything
         try

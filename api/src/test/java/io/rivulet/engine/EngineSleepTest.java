@@ -16,9 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The default back-off of a SHARED engine on a transport that can wait for readiness: yields, then one last
+ * The default back-off of a SHARED engine on a transport that can wait for readiness: spins, yields, then one last
  * duty cycle with the sleeping flag up, and only then a sleep in the transport; hand-offs wake it only while the flag
- * is up, and once the cycles are slow, the yields end at a time limit. The engine and the transport are
+ * is up, and once the cycles are slow, the spins and yields end at a time limit. The engine and the transport are
  * fakes that record what the sleep did; the clock is the test's.
  */
 class EngineSleepTest
@@ -30,20 +30,21 @@ class EngineSleepTest
     private final EngineSleep sleep = new EngineSleep(engine, driver, () -> nowNs);
 
     @Test
-    void shouldYieldBeforeItsFirstSleep() throws Exception
+    void shouldSpinAndYieldBeforeItsFirstSleep() throws Exception
     {
         engine.work(1);
         assertThat(sleep.doWork()).isEqualTo(1);
-        for (int i = 0; i < EngineSleep.YIELDS; i++)
+        for (int i = 0; i < EngineSleep.SPINS + EngineSleep.YIELDS; i++)
         {
             assertThat(sleep.doWork()).isZero();
         }
-        assertThat(driver.waits).as("no sleep during the yields").isEmpty();
-        assertThat(engine.cycles).isEqualTo(1 + EngineSleep.YIELDS);
+        assertThat(driver.waits).as("no sleep during the spins and yields").isEmpty();
+        assertThat(engine.cycles).isEqualTo(1 + EngineSleep.SPINS + EngineSleep.YIELDS);
 
         assertThat(sleep.doWork()).isZero();
 
-        assertThat(engine.cycles).as("the idle cycle and the last look").isEqualTo(3 + EngineSleep.YIELDS);
+        assertThat(engine.cycles).as("the idle cycle and the last look").isEqualTo(3 + EngineSleep.SPINS +
+            EngineSleep.YIELDS);
         assertThat(driver.waits).containsExactly(EngineSleep.SLEEP_MS);
         assertThat(sleep.sleeps()).isEqualTo(1);
     }
@@ -61,12 +62,12 @@ class EngineSleepTest
         {
             assertThat(sleep.doWork()).isZero();
         }
-        assertThat(driver.waits).as("yielding until the limit has passed").isEmpty();
+        assertThat(driver.waits).as("spinning and yielding until the limit has passed").isEmpty();
 
         sleep.doWork();
-        assertThat(driver.waits).as("asleep long before the count of yields").hasSize(1);
+        assertThat(driver.waits).as("asleep long before the count of spins and yields").hasSize(1);
         assertThat(engine.cycles).as("the work, the idle cycles and the last look")
-            .isEqualTo(1 + idleCyclesInTheLimit + 2).isLessThan(1 + EngineSleep.YIELDS);
+            .isEqualTo(1 + idleCyclesInTheLimit + 2).isLessThan(1 + EngineSleep.SPINS + EngineSleep.YIELDS);
 
         sleep.doWork();
         assertThat(driver.waits).as("and again after a sleep that brought nothing").hasSize(2);
@@ -74,7 +75,7 @@ class EngineSleepTest
         engine.work(1);
         sleep.doWork();
         sleep.doWork();
-        assertThat(driver.waits).as("work starts the yields over").hasSize(2);
+        assertThat(driver.waits).as("work starts the spins over").hasSize(2);
     }
 
     @Test
@@ -88,7 +89,7 @@ class EngineSleepTest
 
         assertThat(driver.waits).as("no sleep after work").hasSize(sleepsBefore);
         assertThat(sleep.doWork()).isZero();
-        assertThat(driver.waits).as("yielding again, not sleeping").hasSize(sleepsBefore);
+        assertThat(driver.waits).as("spinning again, not sleeping").hasSize(sleepsBefore);
     }
 
     @Test
@@ -139,7 +140,7 @@ class EngineSleepTest
 
     private void idleUntilSleeping() throws Exception
     {
-        for (int i = 0; i <= EngineSleep.YIELDS; i++)
+        for (int i = 0; i <= EngineSleep.SPINS + EngineSleep.YIELDS; i++)
         {
             sleep.doWork();
         }

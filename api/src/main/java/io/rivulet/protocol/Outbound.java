@@ -373,8 +373,7 @@ public final class Outbound
      */
     private void afterOutput()
     {
-        VarHandle.fullFence();
-        if (scheduleFlush())
+        if (scheduleSend())
         {
             wake.afterHandOff();
         }
@@ -401,16 +400,19 @@ public final class Outbound
      * offered to the link, a new send mode): brings the connection back to the sender if it rests. The fence orders
      * that output before the load of the flag; {@link #rest()} orders its store of the flag before its look at the
      * output, so either the producer sees the connection resting and queues it, or the sender sees the output.
+     *
+     * @return true when the connection rested and is now queued for the sender.
      */
-    public void scheduleSend()
+    public boolean scheduleSend()
     {
         VarHandle.fullFence();
-        scheduleFlush();
+        return scheduleFlush();
     }
 
     /**
      * Sender thread: a frame was offered straight to the link (a topic's data), which the sender must flush; brings
-     * the connection back if it rests. No fence: the sender itself is the one that lets connections rest.
+     * the connection back if it rests. No fence: the sender itself is the one that lets connections rest (other
+     * threads come through {@link #scheduleSend()}, which fences first).
      *
      * @return true when the connection rested and is now queued for the sender.
      */

@@ -75,7 +75,7 @@ public final class TopicSender implements Agent
         }
         if (engines.isEmpty())
         {
-            return work; // a node that publishes nothing reads no clock: 3% of a busy client engine's time before
+            return work; // nothing to publish, no clock to read (3% of a busy client engine's samples when it did)
         }
         final long nowNs = clock.nanoTime();
         for (int i = engines.size() - 1; i >= 0; i--)

@@ -3,6 +3,8 @@ package io.rivulet;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -16,18 +18,34 @@ import java.util.Arrays;
 public final class Message
 {
     private static final byte[] EMPTY = new byte[0];
+    private static final VarHandle METADATA_VIEW;
+    private static final VarHandle DATA_VIEW;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            METADATA_VIEW = lookup.findVarHandle(Message.class, "metadataView", DirectBuffer.class);
+            DATA_VIEW = lookup.findVarHandle(Message.class, "dataView", DirectBuffer.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final byte[] metadata;
     private final byte[] data;
-    private final DirectBuffer metadataView;
-    private final DirectBuffer dataView;
+    // Views are made on first use: most messages are only encoded or measured, and two views per message were a
+    // fifth of the bytes a request-response allocated (issue 16). Installed once by CAS, so every call sees one view.
+    private DirectBuffer metadataView;
+    private DirectBuffer dataView;
 
     private Message(final byte[] metadata, final byte[] data)
     {
         this.metadata = metadata;
         this.data = data;
-        this.metadataView = new UnsafeBuffer(metadata);
-        this.dataView = new UnsafeBuffer(data);
     }
 
     /**
@@ -84,13 +102,23 @@ public final class Message
     /** @return a read-only view of the data; the same view on every call. */
     public DirectBuffer data()
     {
-        return dataView;
+        final DirectBuffer view = (DirectBuffer)DATA_VIEW.getAcquire(this);
+        return view != null ? view : install(DATA_VIEW, data);
     }
 
     /** @return a read-only view of the metadata, empty when there is none. */
     public DirectBuffer metadata()
     {
-        return metadataView;
+        final DirectBuffer view = (DirectBuffer)METADATA_VIEW.getAcquire(this);
+        return view != null ? view : install(METADATA_VIEW, metadata);
+    }
+
+    /** The first call's view wins; one that lost the race returns the winner's. */
+    private DirectBuffer install(final VarHandle field, final byte[] bytes)
+    {
+        final DirectBuffer created = new UnsafeBuffer(bytes);
+        final DirectBuffer winner = (DirectBuffer)field.compareAndExchange(this, (DirectBuffer)null, created);
+        return winner != null ? winner : created;
     }
 
     public int dataLength()

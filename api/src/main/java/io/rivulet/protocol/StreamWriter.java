@@ -261,10 +261,12 @@ final class StreamWriter
         final Message message,
         final int startPosition)
     {
-        final DirectBuffer metadata = message == null ? null : message.metadata();
-        final DirectBuffer data = message == null ? null : message.data();
         final int metadataLength = message == null ? 0 : message.metadataLength();
-        final int total = metadataLength + (message == null ? 0 : message.dataLength());
+        final int dataLength = message == null ? 0 : message.dataLength();
+        // No view for what is empty: a message makes its views on first use.
+        final DirectBuffer metadata = metadataLength == 0 ? null : message.metadata();
+        final DirectBuffer data = dataLength == 0 ? null : message.data();
+        final int total = metadataLength + dataLength;
         final FrameWriter writer = Frames.writer();
         final int id = streamId;
         int position = startPosition;

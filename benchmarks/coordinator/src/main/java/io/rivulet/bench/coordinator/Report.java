@@ -605,7 +605,9 @@ final class Report
             .append("`; CodecBenchmark: one REQUEST_FNF frame encoded with FrameWriter / validated and read with " +
                 "FrameReader. HandoffBenchmark: Connection.offer (or fireAndForget) into the outbound ring, drained by " +
                 "the Sender agent to a link that copies and discards; `handoff:offer` is the rate of an application " +
-                "thread offering while the sender drains on another thread.\n\n");
+                "thread offering while the sender drains on another thread. RequestResponseBenchmark: one " +
+                "request-response through both ends of a connection on one thread, without sockets " +
+                "(`requestResponse`: one at a time; `requestResponseBatch`: 64 opened together, per request).\n\n");
         md.append("| benchmark | size | score | ± (99.9%) | unit |\n|---|--:|--:|--:|---|\n");
         for (final Jmh.Score score : scores)
         {

@@ -13,6 +13,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -39,6 +40,9 @@ import java.util.concurrent.TimeUnit;
     "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED"})
 public class RequestResponseBenchmark
 {
+    /** Requests in flight in {@link #requestResponseBatch}, as in the end-to-end benchmark's {@code flatMap}. */
+    static final int BATCH = 64;
+
     /** Two connected protocol ends and the senders that drain their rings. */
     @State(Scope.Thread)
     public static class Pair
@@ -130,6 +134,31 @@ public class RequestResponseBenchmark
         if (pair.replies.replies == before)
         {
             throw new IllegalStateException("no reply after 100 cycles");
+        }
+        return pair.replies.replies;
+    }
+
+    /**
+     * 64 request-responses opened back to back, then the cycles that answer them all: the batch that
+     * {@code flatMap} with 64 in flight makes of each read, without the sockets. Its score divided by 64 is the CPU
+     * cost of one request-response when the fixed cost of a duty cycle is shared by a batch.
+     */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long requestResponseBatch(final Pair pair)
+    {
+        final long expected = pair.replies.replies + BATCH;
+        for (int i = 0; i < BATCH; i++)
+        {
+            pair.connection.requestResponse(pair.request).subscribe(pair.replies);
+        }
+        for (int i = 0; i < 100 && pair.replies.replies != expected; i++)
+        {
+            pair.cycle();
+        }
+        if (pair.replies.replies != expected)
+        {
+            throw new IllegalStateException("replies missing after 100 cycles");
         }
         return pair.replies.replies;
     }

@@ -90,6 +90,15 @@ public final class TcpLink implements ReliableLink, Selectable
     // True when the selector reported data or the last read filled the buffer (the socket may hold more).
     // Bytes already in the receive buffer are delivered regardless, so a frame limit never strands them.
     private boolean readable;
+    /** The driver lets this link be read directly ({@link #readDirectly}); conductor state. */
+    private boolean directAllowed;
+    /**
+     * Read on every poll, out of the selector's interest: allowed, and bytes have come, so the receive buffer a read
+     * needs exists already (an idle link still holds none); conductor state.
+     */
+    private boolean directReads;
+    /** A read has returned bytes. */
+    private boolean received;
     /** The last read filled most of the receive buffer: a busy peer, whose reads a bigger buffer would batch. */
     private boolean busy;
     private boolean endOfStream;
@@ -243,7 +252,8 @@ public final class TcpLink implements ReliableLink, Selectable
      * {@inheritDoc}
      *
      * <p>Frames already buffered are delivered first without a system call; the socket is read at most
-     * once per call, and only when the selector reported it readable or the last read filled the buffer.
+     * once per call, and only when the selector reported it readable, the last read filled the buffer, or the link
+     * is read directly ({@link #readDirectly}).
      */
     @Override
     public int poll(final FrameHandler handler, final int frameLimit) throws IOException
@@ -257,7 +267,7 @@ public final class TcpLink implements ReliableLink, Selectable
         {
             int frames = deliverFrames(handler, 0, frameLimit);
 
-            if (frames < frameLimit && readable && !endOfStream && !closed)
+            if (frames < frameLimit && (readable || directReads) && !endOfStream && !closed)
             {
                 if (read() > 0)
                 {
@@ -393,7 +403,7 @@ public final class TcpLink implements ReliableLink, Selectable
             {
                 freeReceiveSide();
             }
-            driver.onChannelClosed();
+            driver.onLinkClosed(this);
         }
     }
 
@@ -434,6 +444,51 @@ public final class TcpLink implements ReliableLink, Selectable
         {
             tls.freeReceiveSide();
         }
+    }
+
+    /**
+     * Conductor: whether this link is read on every {@link #poll} instead of when the selector reports it readable.
+     * Read directly, the socket leaves the selector's interest, so it is in no epoll set and a peer's write that
+     * lands in it runs no epoll callback ({@link TcpTransportDriver} says when).
+     *
+     * @param direct true to read on every poll, from the first bytes on (until then the selector reports them, so
+     *               an idle link allocates no buffer); false to go back to the selector, which reports what came
+     *               meanwhile at its next select (level-triggered).
+     */
+    void readDirectly(final boolean direct)
+    {
+        if (closed || !selectionKey.isValid())
+        {
+            return;
+        }
+        directAllowed = direct;
+        if (!direct && directReads)
+        {
+            directReads = false;
+            selectionKey.interestOps(SelectionKey.OP_READ);
+        }
+        else if (direct && !directReads && received)
+        {
+            enterDirectReads();
+        }
+    }
+
+    private void enterDirectReads()
+    {
+        directReads = true;
+        selectionKey.interestOps(0);
+    }
+
+    /** @return true while the link is read on every poll ({@link #readDirectly}); conductor. */
+    boolean readsDirectly()
+    {
+        return directReads;
+    }
+
+    /** @return the selector's interest in this link's socket (tests). */
+    int selectionKeyInterest()
+    {
+        return selectionKey.interestOps();
     }
 
     /**
@@ -507,6 +562,11 @@ public final class TcpLink implements ReliableLink, Selectable
         if (bytesRead > 0)
         {
             receiveTail += bytesRead;
+            received = true;
+            if (directAllowed && !directReads)
+            {
+                enterDirectReads();
+            }
             // A short read drained the socket; a full one may have left more for the next poll.
             readable = bytesRead == space || (tls != null && tls.hasBufferedInput());
         }

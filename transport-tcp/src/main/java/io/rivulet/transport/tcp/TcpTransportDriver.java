@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  *
  * <p>{@link #doWork(long)} polls the selector without blocking and only records which channels are
  * ready; the engine's later {@code accept}, {@code poll} and connector {@code poll} calls do the I/O,
- * so an idle link costs no system call.
+ * so an idle link costs no system call. A lonely link on an engine that never waits in the selector is read on
+ * every poll instead, out of the selector's interest ({@link #DIRECT_READ_LINKS}).
  *
  * <p>The direct buffers of its links and TLS sessions come from one {@link BufferMemory}: they start small, grow on
  * demand, are freed explicitly when a link closes, and their growth beyond one frame each is capped driver-wide by
@@ -38,6 +39,12 @@ public final class TcpTransportDriver implements TransportDriver
 {
     /** Pending connections a listener queues before the engine accepts them (capped by the OS). */
     public static final int LISTEN_BACKLOG = 1024;
+
+    /**
+     * Most links a driver reads directly, on every poll, while its engine never waits in the selector. Measured with
+     * one (issue 16; docs/ARCHITECTURE.md section 8); each more adds an idle {@code read} to every duty cycle.
+     */
+    static final int DIRECT_READ_LINKS = 1;
 
     private static final SelectionKey[] NO_KEYS = new SelectionKey[0];
 
@@ -55,6 +62,12 @@ public final class TcpTransportDriver implements TransportDriver
     private final Consumer<SelectionKey> onSelectedKey = this::onSelectedKey;
     private boolean closing;
     private long nowNs = System.nanoTime();
+    /** The open links, for the choice between direct reads and the selector. */
+    private final ArrayList<TcpLink> links = new ArrayList<>();
+    /** Links are read directly now ({@link #updateReadMode()}). */
+    private boolean directReads;
+    /** The engine has waited in the selector once: from then on every link stays in its interest. */
+    private boolean awaitedWork;
 
     TcpTransportDriver(final TransportSettings settings) throws IOException
     {
@@ -255,6 +268,12 @@ public final class TcpTransportDriver implements TransportDriver
         {
             return 0;
         }
+        if (!awaitedWork)
+        {
+            // A directly read link is in no epoll set: back into the selector's interest before sleeping in it.
+            awaitedWork = true;
+            updateReadMode();
+        }
         try
         {
             return selector.select(onSelectedKey, Math.max(1, timeoutMs));
@@ -332,12 +351,58 @@ public final class TcpTransportDriver implements TransportDriver
 
     TcpLink newLink(final SocketChannel channel) throws IOException
     {
-        return new TcpLink(this, selector, channel, settings, null);
+        return added(new TcpLink(this, selector, channel, settings, null));
     }
 
     TcpLink newLink(final SocketChannel channel, final TlsSession tls) throws IOException
     {
-        return new TcpLink(this, selector, channel, settings, tls);
+        return added(new TcpLink(this, selector, channel, settings, tls));
+    }
+
+    /** @return true while the driver's links are read on every poll instead of through the selector. */
+    boolean readsLinksDirectly()
+    {
+        return directReads;
+    }
+
+    private TcpLink added(final TcpLink link)
+    {
+        links.add(link);
+        updateReadMode();
+        link.readDirectly(directReads);
+        return link;
+    }
+
+    /** A link closed: it leaves the list, and the selector deregisters its key. */
+    void onLinkClosed(final TcpLink link)
+    {
+        links.remove(link);
+        if (!closing)
+        {
+            updateReadMode();
+        }
+        onChannelClosed();
+    }
+
+    /**
+     * Reads the links directly, on every poll and outside the selector's interest, while there are at most
+     * {@link #DIRECT_READ_LINKS} and the engine has never waited in the selector (a busy-spin or INVOKER engine, or
+     * one with an idle strategy of its own). A socket in an epoll set makes every write that lands in it run the epoll
+     * callback, which a busy-polling reader does not need: without it a ping-pong between two busy nodes took about
+     * 2 µs less per round trip (issue 16). With more links an idle cycle would read each of them, so they go back to
+     * the selector; and an engine that sleeps in the selector needs every socket there.
+     */
+    private void updateReadMode()
+    {
+        final boolean direct = !awaitedWork && !closing && links.size() <= DIRECT_READ_LINKS;
+        if (direct != directReads)
+        {
+            directReads = direct;
+            for (int i = 0; i < links.size(); i++)
+            {
+                links.get(i).readDirectly(direct);
+            }
+        }
     }
 
     /** @return where the driver's links and TLS sessions take their buffers from. */

@@ -126,6 +126,82 @@ class TcpTransportDriverTest
     }
 
     @Test
+    void shouldReadALonelyLinkDirectlyWithItsSocketOutOfTheSelector() throws IOException
+    {
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        final TcpLink server = pair.serverLink();
+        assertThat(serverDriver.readsLinksDirectly()).isTrue();
+        assertThat(server.readsDirectly()).as("not before its first bytes: it holds no buffer yet").isFalse();
+        assertThat(serverDriver.allocatedBufferBytes()).isZero();
+
+        final FrameCollector collector = new FrameCollector();
+        send(pair.clientLink(), frame(8, 6), clientDriver);
+        receive(server, collector, 1, serverDriver);
+        assertThat(server.readsDirectly()).isTrue();
+        assertThat(server.selectionKeyInterest()).as("in no epoll set").isZero();
+
+        send(pair.clientLink(), frame(8, 7), clientDriver);
+        await("the frame, read without the selector", () ->
+        {
+            assertThat(serverDriver.doWork(System.nanoTime())).as("the selector reports nothing").isZero();
+            server.poll(collector, Integer.MAX_VALUE);
+            return collector.frames.size() == 2;
+        });
+        assertThat(collector.frames).containsExactly(frame(8, 6), frame(8, 7));
+    }
+
+    @Test
+    void shouldPutEveryLinkBackInTheSelectorWhileThereAreSeveralAndReadDirectlyAgainWhenOneIsLeft() throws IOException
+    {
+        final LinkPair first = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        final LinkPair second = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        assertThat(serverDriver.readsLinksDirectly()).isFalse();
+        assertThat(first.serverLink().readsDirectly()).isFalse();
+        assertThat(second.serverLink().readsDirectly()).isFalse();
+        assertThat(first.serverLink().selectionKeyInterest()).isEqualTo(java.nio.channels.SelectionKey.OP_READ);
+
+        // Data that came while the first link was read directly, and data that comes now: the selector reports both.
+        send(first.clientLink(), frame(8, 1), clientDriver);
+        final FrameCollector collector = new FrameCollector();
+        receive(first.serverLink(), collector, 1, serverDriver);
+        assertThat(collector.frames).containsExactly(frame(8, 1));
+
+        second.serverLink().close();
+        assertThat(serverDriver.readsLinksDirectly()).isTrue();
+        assertThat(first.serverLink().readsDirectly()).isTrue();
+        send(first.clientLink(), frame(8, 2), clientDriver);
+        receive(first.serverLink(), collector, 2, serverDriver);
+        assertThat(collector.frames).containsExactly(frame(8, 1), frame(8, 2));
+    }
+
+    @Test
+    void shouldKeepEveryLinkInTheSelectorOnceTheEngineWaitedInIt() throws IOException
+    {
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        final FrameCollector collector = new FrameCollector();
+        send(pair.clientLink(), frame(8, 2), clientDriver);
+        receive(pair.serverLink(), collector, 1, serverDriver);
+        assertThat(pair.serverLink().readsDirectly()).isTrue();
+        send(pair.clientLink(), frame(8, 3), clientDriver);
+
+        // The frame was sent while the socket was in no epoll set; the wait must see it anyway.
+        int ready = 0;
+        for (int i = 0; i < 3 && ready == 0; i++)
+        {
+            ready = serverDriver.awaitWork(10_000); // returns with the data, not after 10 s
+        }
+        assertThat(ready).isPositive();
+        assertThat(pair.serverLink().readsDirectly()).isFalse();
+        assertThat(serverDriver.readsLinksDirectly()).isFalse();
+
+        final LinkPair later = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        later.serverLink().close();
+        assertThat(pair.serverLink().readsDirectly()).as("a lonely link again, but the engine sleeps").isFalse();
+        receive(pair.serverLink(), collector, 2, serverDriver);
+        assertThat(collector.frames).containsExactly(frame(8, 2), frame(8, 3));
+    }
+
+    @Test
     void shouldBindEphemeralPortAndReportIt() throws IOException
     {
         final TcpLinkListener listener = serverDriver.listen("127.0.0.1:0");

@@ -140,8 +140,8 @@ public class RequestResponseBenchmark
 
     /**
      * 64 request-responses opened back to back, then the cycles that answer them all: the batch that
-     * {@code flatMap} with 64 in flight makes of each read, without the sockets. Its score divided by 64 is the CPU
-     * cost of one request-response when the fixed cost of a duty cycle is shared by a batch.
+     * {@code flatMap} with 64 in flight makes of each read, without the sockets. Its score is per request-response
+     * ({@code OperationsPerInvocation}): the CPU cost of one when the fixed cost of a duty cycle is shared by a batch.
      */
     @Benchmark
     @OperationsPerInvocation(BATCH)

@@ -16,6 +16,7 @@ import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.channels.SelectionKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -158,9 +159,9 @@ class TcpTransportDriverTest
         assertThat(serverDriver.readsLinksDirectly()).isFalse();
         assertThat(first.serverLink().readsDirectly()).isFalse();
         assertThat(second.serverLink().readsDirectly()).isFalse();
-        assertThat(first.serverLink().selectionKeyInterest()).isEqualTo(java.nio.channels.SelectionKey.OP_READ);
+        assertThat(first.serverLink().selectionKeyInterest()).isEqualTo(SelectionKey.OP_READ);
 
-        // Data that came while the first link was read directly, and data that comes now: the selector reports both.
+        // In the selector's interest again, the first link's data is what the selector reports.
         send(first.clientLink(), frame(8, 1), clientDriver);
         final FrameCollector collector = new FrameCollector();
         receive(first.serverLink(), collector, 1, serverDriver);

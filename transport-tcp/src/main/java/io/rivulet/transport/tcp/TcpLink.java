@@ -93,12 +93,10 @@ public final class TcpLink implements ReliableLink, Selectable
     /** The driver lets this link be read directly ({@link #readDirectly}); conductor state. */
     private boolean directAllowed;
     /**
-     * Read on every poll, out of the selector's interest: allowed, and bytes have come, so the receive buffer a read
-     * needs exists already (an idle link still holds none); conductor state.
+     * Read on every poll, out of the selector's interest: allowed, and the receive buffer a read needs exists already
+     * (an idle link holds none until its first bytes come); conductor state.
      */
     private boolean directReads;
-    /** A read has returned bytes. */
-    private boolean received;
     /** The last read filled most of the receive buffer: a busy peer, whose reads a bigger buffer would batch. */
     private boolean busy;
     private boolean endOfStream;
@@ -467,7 +465,7 @@ public final class TcpLink implements ReliableLink, Selectable
             directReads = false;
             selectionKey.interestOps(SelectionKey.OP_READ);
         }
-        else if (direct && !directReads && received)
+        else if (direct && !directReads && receiveCapacity > 0)
         {
             enterDirectReads();
         }
@@ -562,7 +560,6 @@ public final class TcpLink implements ReliableLink, Selectable
         if (bytesRead > 0)
         {
             receiveTail += bytesRead;
-            received = true;
             if (directAllowed && !directReads)
             {
                 enterDirectReads();

@@ -211,8 +211,9 @@ public final class Rivulet implements AutoCloseable
                 break;
             default:
                 runners = new AgentRunner[0];
+                // The application thread produces between cycles: its output leaves first (Sender.leadingPass).
                 invoker = new AgentInvoker(agentErrors, null,
-                    failStop.owner(new CompositeAgent(conductor, topicSender, sender)));
+                    failStop.owner(new CompositeAgent(sender.leadingPass(), conductor, topicSender, sender)));
                 invoker.start();
         }
         for (final AgentRunner runner : runners)

@@ -129,6 +129,32 @@ public final class Sender implements Agent
         return work;
     }
 
+    /**
+     * This sender's pass for the start of an INVOKER cycle, before the conductor's: what the application thread
+     * produced since its last {@code invoke()} (a request, an offer) leaves before the conductor's reads and timers
+     * instead of after them. The sender still runs last in the cycle, for what the conductor produced (replies,
+     * credits). The pass has no life cycle of its own: the sender starts and closes once, in its own place.
+     *
+     * @return an agent that runs {@link #doWork()}.
+     */
+    public Agent leadingPass()
+    {
+        return new Agent()
+        {
+            @Override
+            public int doWork()
+            {
+                return Sender.this.doWork();
+            }
+
+            @Override
+            public String roleName()
+            {
+                return "rivulet-sender-leading-pass";
+            }
+        };
+    }
+
     @Override
     public void onClose()
     {

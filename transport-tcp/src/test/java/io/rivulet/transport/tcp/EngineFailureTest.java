@@ -14,18 +14,13 @@ import io.rivulet.counters.NodeStatus;
 import io.rivulet.engine.FailStop;
 import io.rivulet.spi.ConnectionExtension;
 import io.rivulet.spi.ConnectionServices;
-import io.rivulet.spi.FrameHandler;
-import io.rivulet.spi.LinkConnector;
-import io.rivulet.spi.LinkListener;
 import io.rivulet.spi.NodeExtension;
-import io.rivulet.spi.ReliableLink;
 import io.rivulet.spi.Transport;
-import io.rivulet.spi.TransportDriver;
-import io.rivulet.spi.TransportSettings;
 import io.rivulet.tck.Await;
 import io.rivulet.tck.FailingLayer;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
+import io.rivulet.transport.tcp.ForwardingTransport.ForwardingLink;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -125,11 +120,25 @@ class EngineFailureTest
     @ScaledTimeout(90)
     void shouldCloseTheNodeWhenARuntimeExceptionEscapesTheSender(final ThreadingMode mode) throws Exception
     {
-        final TrippingTransport transport = new TrippingTransport(new TcpTransport());
+        // TCP whose outgoing links' offer (the sender's thread) throws the exception it is armed with, once.
+        final AtomicReference<RuntimeException> armed = new AtomicReference<>();
+        final Transport transport = new ForwardingTransport(new TcpTransport(), link -> new ForwardingLink(link)
+        {
+            @Override
+            public boolean offer(final DirectBuffer buffer, final int offset, final int length)
+            {
+                final RuntimeException error = armed.getAndSet(null);
+                if (error != null)
+                {
+                    throw error;
+                }
+                return super.offer(buffer, offset, length);
+            }
+        });
         final Scene scene = new Scene(mode, EngineFailure.CLOSE, new Rivulet.Context(), transport);
         final IllegalStateException cause = new IllegalStateException("a bug in a link's offer (test)");
 
-        transport.arm(cause);
+        armed.set(cause);
         scene.toPeer.fireAndForget(Message.of("through the sender")).subscribe(null, error -> { });
 
         scene.assertFailedStopped(cause, EngineFailure.CLOSE);
@@ -296,133 +305,6 @@ class EngineFailureTest
         catch (final IOException ex)
         {
             return false;
-        }
-    }
-
-    /** TCP whose outgoing links' {@code offer} (the sender's thread) throws the exception it is armed with, once. */
-    private static final class TrippingTransport implements Transport
-    {
-        private final Transport delegate;
-        private final AtomicReference<RuntimeException> armed = new AtomicReference<>();
-
-        TrippingTransport(final Transport delegate)
-        {
-            this.delegate = delegate;
-        }
-
-        void arm(final RuntimeException error)
-        {
-            armed.set(error);
-        }
-
-        @Override
-        public String name()
-        {
-            return "tripping-" + delegate.name();
-        }
-
-        @Override
-        public TransportDriver open(final TransportSettings settings) throws IOException
-        {
-            final TransportDriver driver = delegate.open(settings);
-            return new TransportDriver()
-            {
-                @Override
-                public LinkListener listen(final String address) throws IOException
-                {
-                    return driver.listen(address);
-                }
-
-                @Override
-                public LinkConnector connect(final String address) throws IOException
-                {
-                    final LinkConnector connector = driver.connect(address);
-                    return new LinkConnector()
-                    {
-                        @Override
-                        public ReliableLink poll() throws IOException
-                        {
-                            final ReliableLink link = connector.poll();
-                            return link == null ? null : new TrippingLink(link);
-                        }
-
-                        @Override
-                        public void close()
-                        {
-                            connector.close();
-                        }
-                    };
-                }
-
-                @Override
-                public int doWork(final long nowNs)
-                {
-                    return driver.doWork(nowNs);
-                }
-
-                @Override
-                public void close()
-                {
-                    driver.close();
-                }
-            };
-        }
-
-        private final class TrippingLink implements ReliableLink
-        {
-            private final ReliableLink link;
-
-            TrippingLink(final ReliableLink link)
-            {
-                this.link = link;
-            }
-
-            @Override
-            public boolean offer(final DirectBuffer buffer, final int offset, final int length)
-            {
-                final RuntimeException error = armed.getAndSet(null);
-                if (error != null)
-                {
-                    throw error;
-                }
-                return link.offer(buffer, offset, length);
-            }
-
-            @Override
-            public int flush() throws IOException
-            {
-                return link.flush();
-            }
-
-            @Override
-            public boolean isFlushed()
-            {
-                return link.isFlushed();
-            }
-
-            @Override
-            public int poll(final FrameHandler handler, final int frameLimit) throws IOException
-            {
-                return link.poll(handler, frameLimit);
-            }
-
-            @Override
-            public String remoteAddress()
-            {
-                return link.remoteAddress();
-            }
-
-            @Override
-            public String localAddress()
-            {
-                return link.localAddress();
-            }
-
-            @Override
-            public void close()
-            {
-                link.close();
-            }
         }
     }
 

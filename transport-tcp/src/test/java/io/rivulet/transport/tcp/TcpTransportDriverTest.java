@@ -152,6 +152,50 @@ class TcpTransportDriverTest
     }
 
     @Test
+    void shouldPollTheSelectorOnlyEverySoManyCyclesWhileALonelyLinkIsReadDirectlyAndStillAccept() throws IOException
+    {
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        final FrameCollector collector = new FrameCollector();
+        send(pair.clientLink(), frame(8, 4), clientDriver);
+        receive(pair.serverLink(), collector, 1, serverDriver);
+        assertThat(serverDriver.readsLinksDirectly()).isTrue();
+
+        // On one clock reading, only the count of cycles paces the selector.
+        final long nowNs = System.nanoTime();
+        for (int i = 0; i < TcpTransportDriver.DIRECT_READ_SELECT_CYCLES; i++)
+        {
+            serverDriver.doWork(nowNs); // polls the selector once at least, and last at this clock reading
+        }
+        final long selects = serverDriver.selects();
+        for (int i = 0; i < 3 * TcpTransportDriver.DIRECT_READ_SELECT_CYCLES; i++)
+        {
+            serverDriver.doWork(nowNs);
+        }
+        assertThat(serverDriver.selects() - selects).isEqualTo(3);
+        // And a slow cycle polls it once the interval has passed, however few cycles ran.
+        serverDriver.doWork(nowNs + TcpTransportDriver.DIRECT_READ_SELECT_INTERVAL_NS);
+        assertThat(serverDriver.selects() - selects).isEqualTo(4);
+
+        // The listener is still in the selector: a second connection is accepted, and the two go back to it.
+        final TcpLinkConnector connector = clientDriver.connect(pair.listener().localAddress());
+        final TcpLink[] second = new TcpLink[2];
+        await("a second connection", () ->
+        {
+            second[0] = second[0] == null ? pair.listener().accept() : second[0];
+            second[1] = second[1] == null ? connector.poll() : second[1];
+            return second[0] != null && second[1] != null;
+        }, serverDriver, clientDriver);
+        assertThat(serverDriver.readsLinksDirectly()).isFalse();
+        final long before = serverDriver.selects();
+        serverDriver.doWork(nowNs + TcpTransportDriver.DIRECT_READ_SELECT_INTERVAL_NS);
+        serverDriver.doWork(nowNs + TcpTransportDriver.DIRECT_READ_SELECT_INTERVAL_NS);
+        assertThat(serverDriver.selects() - before).as("every cycle, with the links in the selector").isEqualTo(2);
+        send(second[1], frame(8, 5), clientDriver);
+        receive(second[0], collector, 2, serverDriver);
+        assertThat(collector.frames).containsExactly(frame(8, 4), frame(8, 5));
+    }
+
+    @Test
     void shouldPutEveryLinkBackInTheSelectorWhileThereAreSeveralAndReadDirectlyAgainWhenOneIsLeft() throws IOException
     {
         final LinkPair first = connectPair(serverDriver, clientDriver, "127.0.0.1");

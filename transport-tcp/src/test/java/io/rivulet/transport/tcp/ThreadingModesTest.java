@@ -6,9 +6,12 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
+import io.rivulet.spi.FrameHandler;
 import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
+import io.rivulet.transport.tcp.ForwardingTransport.ForwardingLink;
+import org.agrona.DirectBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +22,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -166,6 +170,52 @@ class ThreadingModesTest
         assertThat(bound.get()).as("bound before any invoke()").isNull();
         Await.until(TestTime.seconds(10), node::invoke, () -> bound.get() != null, () -> "bound, invoking the node");
         assertThat(bound.get()).as("bound after invoke()").isNotNull();
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    @ScaledTimeout(30)
+    void shouldSendWhatTheApplicationProducedBeforeTheCycleReadsInInvokerMode()
+    {
+        final Rivulet server = launch(ThreadingMode.SHARED);
+        final Server bound = server.bind("127.0.0.1:0", Responder.builder()
+            .requestResponse(request -> Mono.just(Message.of("re:" + request.dataUtf8())))
+            .build()).block(TIMEOUT);
+        // The client's link, as its engine uses it: what was sent and polled, in order (the invoking thread only).
+        final List<String> linkCalls = new ArrayList<>();
+        final Rivulet client = Rivulet.launch(new Rivulet.Context()
+            .transport(new ForwardingTransport(new TcpTransport(), link -> new ForwardingLink(link)
+            {
+                @Override
+                public boolean offer(final DirectBuffer buffer, final int offset, final int length)
+                {
+                    linkCalls.add("offer");
+                    return super.offer(buffer, offset, length);
+                }
+
+                @Override
+                public int poll(final FrameHandler handler, final int frameLimit) throws IOException
+                {
+                    linkCalls.add("poll");
+                    return super.poll(handler, frameLimit);
+                }
+            }))
+            .threadingMode(ThreadingMode.INVOKER)
+            .errorHandler(errors::add));
+        nodes.add(client);
+        final AtomicReference<Connection> connected = new AtomicReference<>();
+        client.connect(bound.localAddress()).subscribe(connected::set, errors::add);
+        Await.until(TIMEOUT, client::invoke, () -> connected.get() != null, () -> "connected, invoking the client");
+
+        final AtomicReference<Message> reply = new AtomicReference<>();
+        connected.get().requestResponse(Message.of("first out")).subscribe(reply::set, errors::add);
+        linkCalls.clear();
+        client.invoke();
+
+        // The request, encoded on this thread before the cycle, leaves before the cycle's reads, not after them.
+        assertThat(linkCalls).startsWith("offer").contains("poll");
+        Await.until(TIMEOUT, client::invoke, () -> reply.get() != null, () -> "the reply, invoking the client");
+        assertThat(reply.get().dataUtf8()).isEqualTo("re:first out");
         assertThat(errors).isEmpty();
     }
 

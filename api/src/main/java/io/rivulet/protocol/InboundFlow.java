@@ -146,8 +146,11 @@ final class InboundFlow implements org.reactivestreams.Publisher<Message>, Subsc
         final long unmet = demand - (buffered == null ? 0 : 1);
         final long target = Math.min(unmet, window);
         final long grant = target - outstanding;
-        // Batch replenishment: grant when empty-handed or when half a window can be granted.
-        if (grant <= 0 || (outstanding > 0 && grant < Math.max(1, window / 2)))
+        // Batch replenishment: grant when empty-handed or when half of what the subscriber wants outstanding can be
+        // granted. Half of the target, not of the window: a subscriber that keeps less than a window asked for (an
+        // actor channel keeps 64, topping up by 32) would otherwise get nothing until the peer had used every credit,
+        // and the peer's producer would stop and wait a whole round trip once per target.
+        if (grant <= 0 || (outstanding > 0 && grant < Math.max(1, target / 2)))
         {
             return 0;
         }

@@ -125,6 +125,63 @@ class ProtocolCreditsTest
     }
 
     @Test
+    void shouldTopUpABoundedSubscriberBeforeItsCreditsRunOut()
+    {
+        // A subscriber that keeps 64 asked for and tops up by 32 (as an actor channel does), on a stream window of 256:
+        // its top-up must reach the producer while 32 credits are still outstanding. Granted only once they were all
+        // used (the half-window rule measured against the window, 128, not against the 64 wanted), the producer stopped
+        // and waited a round trip per 64 messages, long enough under emulation for an actor's sender to time out.
+        final int window = 256;
+        final int wanted = 64;
+        final int topUp = wanted / 2;
+        final reactor.core.publisher.Sinks.Many<Message> source =
+            reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+        final ProtocolHarness h = ProtocolHarness.builder()
+            .settings(ProtocolHarness.settings(512, 64 * 1024, window))
+            .serverResponder(Responder.builder()
+                .requestStream(request -> source.asFlux().doOnRequest(producerRequests::add))
+                .build())
+            .build();
+        final TestSubscriber<Message> subscriber = TestSubscriber.builder().initialRequest(wanted).build();
+        h.client.connection.requestStream(Message.of("go")).subscribe(subscriber);
+        h.stepUntil(() -> h.server.streamCount() == 1);
+        assertThat(h.client.sent(FrameType.REQUEST_STREAM)).singleElement()
+            .satisfies(frame -> assertThat(frame.initialRequestN()).isEqualTo(wanted));
+
+        for (int i = 0; i < topUp; i++)
+        {
+            source.tryEmitNext(Message.of("m" + i));
+        }
+        h.stepUntil(() -> subscriber.getReceivedOnNext().size() == topUp);
+        subscriber.request(topUp);
+        h.steps(100);
+
+        assertThat(h.client.sent(FrameType.REQUEST_N)).as("the top-up while %d credits are outstanding", wanted - topUp)
+            .extracting(SentFrame::requestN).containsExactly(topUp);
+        assertThat(producerRequests).containsExactly((long)wanted, (long)topUp);
+
+        // The producer goes on without waiting for the subscriber to run dry, and never gets more than it wants.
+        for (int i = topUp; i < 4 * wanted; i++)
+        {
+            source.tryEmitNext(Message.of("m" + i));
+        }
+        for (int round = 0; round < 5 && subscriber.getReceivedOnNext().size() < 4 * wanted; round++)
+        {
+            final int received = subscriber.getReceivedOnNext().size();
+            h.stepUntil(() -> subscriber.getReceivedOnNext().size() >= Math.min(4 * wanted, received + topUp));
+            subscriber.request(topUp);
+        }
+        h.steps(100);
+        assertThat(subscriber.getReceivedOnNext()).hasSize(4 * wanted);
+        for (int i = 0; i < 4 * wanted; i++)
+        {
+            assertThat(subscriber.getReceivedOnNext().get(i).dataUtf8()).isEqualTo("m" + i);
+        }
+        assertThat(h.client.sent(FrameType.REQUEST_N)).extracting(SentFrame::requestN).containsOnly(topUp);
+        assertThat(sum(producerRequests)).isLessThanOrEqualTo((long)subscriber.getReceivedOnNext().size() + wanted);
+    }
+
+    @Test
     void shouldCloseWithConnectionErrorWhenPeerSendsBeyondCredits()
     {
         final AtomicBoolean producerCancelled = new AtomicBoolean();

@@ -428,7 +428,9 @@ public final class Outbound
 
     /**
      * Sender: the connection looked idle (its ring empty, its link flushed, its send mode ACTIVE); it rests, so that
-     * the sender stops visiting it, unless output arrived meanwhile.
+     * the sender stops visiting it, unless output arrived meanwhile. The last look covers the link as well: a poll on
+     * the conductor's thread (DEDICATED) may have left it owing its peer credits since the sender's pass, and the
+     * {@link #scheduleSend()} after that poll found the flag still up.
      *
      * @return true when it rests now ({@link #scheduleSend()} brings it back), false when it has output after all.
      */
@@ -437,7 +439,8 @@ public final class Outbound
         SEND_SCHEDULED.setVolatile(this, 0);
         VarHandle.fullFence();
         final ManyToOneRingBuffer current = ring;
-        if (current.producerPosition() == current.consumerPosition() && output.sendMode() == SendMode.ACTIVE)
+        if (current.producerPosition() == current.consumerPosition() && output.sendMode() == SendMode.ACTIVE &&
+            output.link().isFlushed())
         {
             return true;
         }

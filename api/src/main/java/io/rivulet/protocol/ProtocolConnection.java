@@ -465,7 +465,7 @@ public final class ProtocolConnection implements ConnectionOutput
         try
         {
             final int frames = link.poll(dispatcher, settings.frameLimit());
-            if (frames > 0 && link.sendsOnReceive())
+            if (link.needsFlushAfterPoll(frames))
             {
                 outbound.scheduleSend(); // the link may owe its peer something only a flush sends: credits
             }

@@ -52,14 +52,19 @@ public interface ReliableLink extends AutoCloseable
     int poll(FrameHandler handler, int frameLimit) throws IOException;
 
     /**
-     * @return whether frames delivered by {@link #poll} can leave this link with something only {@link #flush()}
-     *         sends (an RDMA link's credits to return), so that the sender must look at it after a poll even when no
-     *         frame was offered. True unless the link's send side changes only through {@link #offer} and
-     *         {@link #flush()}, as a socket's does.
+     * Asked after every {@link #poll}: whether it left this link with something only {@link #flush()} sends, so that
+     * the sender must look at it even when nothing was offered. An RDMA link answers true after any receive
+     * completion, frames or none: a receive re-posted is a credit owed to the peer, and credits granted by the peer
+     * may let it return those it owes. The default (true once frames were delivered) is safe for a transport that
+     * does not say; a link whose send side changes only through {@link #offer} and {@link #flush()}, as a socket's,
+     * answers false.
+     *
+     * @param framesDelivered what that poll returned.
+     * @return whether the sender must visit the link after that poll.
      */
-    default boolean sendsOnReceive()
+    default boolean needsFlushAfterPoll(final int framesDelivered)
     {
-        return true;
+        return framesDelivered > 0;
     }
 
     /** @return the peer as {@code host:port}. */

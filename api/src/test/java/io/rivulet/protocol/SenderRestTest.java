@@ -99,7 +99,7 @@ class SenderRestTest
         assertThat(sender.visitingConnections()).isZero();
 
         connection.link.unflushed = true; // frames received: an RDMA link now owes its peer credits
-        connection.outbound.scheduleSend(); // what pollLink does after frames arrive on a link that sendsOnReceive()
+        connection.outbound.scheduleSend(); // what pollLink does when the link needsFlushAfterPoll()
         sender.doWork();
         assertThat(connection.link.flushes).isEqualTo(2);
     }
@@ -170,6 +170,41 @@ class SenderRestTest
         assertThat(connection.outbound.rest()).as("a send mode other than ACTIVE").isFalse();
         connection.mode = SendMode.ACTIVE;
         assertThat(connection.outbound.rest()).as("nothing: it rests").isTrue();
+    }
+
+    /**
+     * DEDICATED: the conductor polls the link between the sender's pass (the link flushed) and its last look, and the
+     * poll leaves the link owing its peer credits; the {@code scheduleSend()} after that poll finds the flag still up
+     * and queues nothing. The last look must see the link, or the credits wait for the next output (a keepalive)
+     * while the peer may be out of credits. The link plays the conductor's poll right after it answered "flushed".
+     */
+    @Test
+    void shouldNotRestALinkThatCameToOweItsPeerSinceThePass() throws Exception
+    {
+        final Sender sender = new Sender(counters);
+        final Connection connection = add(sender);
+        sender.doWork();
+        assertThat(connection.outbound.offerFireAndForget(new UnsafeBuffer(new byte[8]), 0, 8)).isTrue();
+        final boolean[] queued = new boolean[1];
+        final int[] answers = new int[1];
+        connection.link.afterFlushedAnswer = () ->
+        {
+            // The pass asks twice: whether to flush after the frames, then whether the connection is drained.
+            if (++answers[0] == 2)
+            {
+                connection.link.unflushed = true; // the conductor's poll re-posted receives: credits owed
+                queued[0] = connection.outbound.scheduleSend();
+                connection.link.afterFlushedAnswer = null;
+            }
+        };
+
+        sender.doWork();
+        assertThat(queued[0]).as("the flag was still up: the poll queued nothing").isFalse();
+        assertThat(connection.link.flushes).as("not flushed in that pass").isZero();
+        assertThat(sender.visitingConnections()).as("the last look saw the link owing: still visited").isOne();
+        sender.doWork();
+        assertThat(connection.link.flushes).as("the credits went out").isEqualTo(1);
+        assertThat(sender.visitingConnections()).isZero();
     }
 
     /**
@@ -297,6 +332,8 @@ class SenderRestTest
         final AtomicInteger outOfOrder = new AtomicInteger();
         int flushes;
         boolean unflushed;
+        /** Run right after each answer "flushed": what another thread does in that moment. */
+        Runnable afterFlushedAnswer;
         private int lastNumber = -1;
 
         @Override
@@ -328,7 +365,12 @@ class SenderRestTest
         @Override
         public boolean isFlushed()
         {
-            return !unflushed;
+            final boolean flushed = !unflushed;
+            if (flushed && null != afterFlushedAnswer)
+            {
+                afterFlushedAnswer.run();
+            }
+            return flushed;
         }
 
         @Override

@@ -30,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -295,6 +296,7 @@ public abstract class TransportCompatibilitySuite
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final CountDownLatch done = new CountDownLatch(1);
         final long[] received = new long[1];
+        final AtomicLong receivedSoFar = new AtomicLong(); // for a timeout's message
         final long[] requested = new long[1];
         connection.requestStream(Message.of("go")).subscribe(new BaseSubscriber<>()
         {
@@ -318,6 +320,7 @@ public abstract class TransportCompatibilitySuite
                     return;
                 }
                 received[0]++;
+                receivedSoFar.lazySet(received[0]);
                 // The producer may run ahead only by the credits granted, which never exceed our demand.
                 maxAhead.accumulateAndGet(upstreamRequested.get() - received[0], Math::max);
                 if (received[0] == requested[0])
@@ -341,7 +344,8 @@ public abstract class TransportCompatibilitySuite
             }
         });
 
-        awaitLatch(done, 100);
+        awaitLatch(done, 100, () -> ": received " + receivedSoFar.get() + " of " + total + ", producer emitted " +
+            emitted.get() + ", asked for " + upstreamRequested.get());
         assertThat(failure.get()).isNull();
         assertThat(received[0]).isEqualTo(total);
         assertThat(emitted.get()).isEqualTo(total);
@@ -629,10 +633,17 @@ public abstract class TransportCompatibilitySuite
     /** Waits for the latch at most {@code seconds} scaled. */
     protected static void awaitLatch(final CountDownLatch latch, final int seconds)
     {
+        awaitLatch(latch, seconds, () -> "");
+    }
+
+    /** Waits for the latch at most {@code seconds} scaled; a timeout's message ends with where things stood. */
+    protected static void awaitLatch(final CountDownLatch latch, final int seconds, final Supplier<String> progress)
+    {
         final long timeoutMs = TestTime.millis(seconds, TimeUnit.SECONDS);
         try
         {
-            assertThat(latch.await(timeoutMs, TimeUnit.MILLISECONDS)).as("latch within " + timeoutMs + " ms").isTrue();
+            assertThat(latch.await(timeoutMs, TimeUnit.MILLISECONDS))
+                .as(() -> "latch within " + timeoutMs + " ms" + progress.get()).isTrue();
         }
         catch (final InterruptedException ex)
         {

@@ -155,6 +155,7 @@ public final class RdmaLink implements ReliableLink
     private int parseEnd;
     private long framesReceived;
     private long receivesCompleted;
+    private boolean lastPollCompletedReceives;
 
     RdmaLink(
         final RdmaTransportDriver driver,
@@ -363,6 +364,7 @@ public final class RdmaLink implements ReliableLink
     {
         int frames = 0;
         boolean completed = false;
+        final long receivesBefore = receivesCompleted;
         try
         {
             while (frames < frameLimit && !closed)
@@ -384,6 +386,7 @@ public final class RdmaLink implements ReliableLink
         finally
         {
             framesReceived += frames;
+            lastPollCompletedReceives = receivesCompleted != receivesBefore;
             if (completed)
             {
                 postReceives();
@@ -400,6 +403,20 @@ public final class RdmaLink implements ReliableLink
     /**
      * {@inheritDoc}
      */
+    /**
+     * {@inheritDoc}
+     *
+     * <p>True when the last poll delivered frames or took any receive completion: each receive it re-posted is a
+     * credit owed to the peer, and a SEND that carried only credits may let this side return the credits it owes.
+     * A resting sender would otherwise hold them until its next output (a keepalive) while a peer out of credits
+     * waits for them.
+     */
+    @Override
+    public boolean needsFlushAfterPoll(final int framesDelivered)
+    {
+        return framesDelivered > 0 || lastPollCompletedReceives;
+    }
+
     @Override
     public String remoteAddress()
     {

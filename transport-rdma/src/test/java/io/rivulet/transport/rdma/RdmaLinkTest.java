@@ -204,6 +204,47 @@ class RdmaLinkTest
             .isLessThanOrEqualTo(pair.client.sendsPosted() / pair.server.layout().creditReturnThreshold() + 2);
     }
 
+    /**
+     * A SEND carrying only credits delivers no frame, yet the poll that takes it re-posts its receive (a credit now
+     * owed) and may grant the credits a held return needs: the link asks for a flush after it, so that a resting
+     * sender comes back. An empty poll does not ask.
+     */
+    @Test
+    void shouldAskForAFlushAfterAPollThatTookOnlyCredits() throws IOException
+    {
+        final int length = 900;
+        final Frames received = new Frames();
+        final int[] offered = new int[1];
+        await("a credit-only SEND from the server", () ->
+        {
+            if (pair.client.offer(frame(length, offered[0]), 0, length))
+            {
+                offered[0]++;
+            }
+            pair.client.flush();
+            pair.server.poll(received, 64);
+            pair.server.flush();
+            return pair.server.creditOnlySends() > 0;
+        }, pair.clientDriver, pair.serverDriver);
+        pair.client.flush();
+
+        final long completedBefore = pair.client.receivesCompleted();
+        final Frames atClient = new Frames();
+        final boolean[] asked = new boolean[1];
+        await("the credit-only SEND at the client", () ->
+        {
+            final int frames = pair.client.poll(atClient, 64);
+            assertThat(frames).as("nothing but credits goes to the client").isZero();
+            asked[0] = pair.client.needsFlushAfterPoll(frames);
+            return pair.client.receivesCompleted() > completedBefore;
+        }, pair.clientDriver, pair.serverDriver);
+
+        assertThat(asked[0]).as("the poll that took only credits asks for a flush").isTrue();
+        assertThat(pair.client.poll(atClient, 64)).isZero();
+        assertThat(pair.client.needsFlushAfterPoll(0)).as("an empty poll does not").isFalse();
+        assertThat(atClient.size()).isZero();
+    }
+
     @Test
     void shouldStopAtTheFrameLimitInsideABatchAndResume() throws IOException
     {

@@ -232,7 +232,7 @@ public final class TcpLink implements ReliableLink, Selectable
      * <p>False: what arrives never makes this link send (a TLS 1.3 key update is answered on the next write).
      */
     @Override
-    public boolean sendsOnReceive()
+    public boolean needsFlushAfterPoll(final int framesDelivered)
     {
         return false;
     }

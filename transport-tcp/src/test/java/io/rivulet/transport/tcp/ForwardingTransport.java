@@ -119,9 +119,9 @@ final class ForwardingTransport implements Transport
         }
 
         @Override
-        public boolean sendsOnReceive()
+        public boolean needsFlushAfterPoll(final int framesDelivered)
         {
-            return link.sendsOnReceive();
+            return link.needsFlushAfterPoll(framesDelivered);
         }
 
         @Override

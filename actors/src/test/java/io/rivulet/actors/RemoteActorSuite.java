@@ -16,14 +16,17 @@ import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -114,6 +117,7 @@ public abstract class RemoteActorSuite
         final int perSender = 250_000;
         final long total = (long)senders * perSender;
         final AtomicLong outOfOrder = new AtomicLong();
+        final AtomicLong receivedSoFar = new AtomicLong(); // for a failure's message
         final CompletableFuture<long[]> done = new CompletableFuture<>();
         final ActorRef<Tick> sink = systemB.spawn("sink", Behaviors.setup(context ->
         {
@@ -126,6 +130,7 @@ public abstract class RemoteActorSuite
                     outOfOrder.incrementAndGet();
                 }
                 next[tick.sender()] = tick.sequence() + 1;
+                receivedSoFar.lazySet(received[0] + 1);
                 if (++received[0] == total)
                 {
                     done.complete(next.clone());
@@ -137,6 +142,7 @@ public abstract class RemoteActorSuite
         assertThat(remote.isLocal()).isFalse();
 
         final AtomicReference<Throwable> senderError = new AtomicReference<>();
+        final long[] senderEndNs = new long[senders];
         final Thread[] threads = new Thread[senders];
         final long startNs = System.nanoTime();
         for (int s = 0; s < senders; s++)
@@ -155,6 +161,7 @@ public abstract class RemoteActorSuite
                 {
                     senderError.set(ex);
                 }
+                senderEndNs[sender] = System.nanoTime();
             }, "sender-" + s);
             threads[s].start();
         }
@@ -162,7 +169,27 @@ public abstract class RemoteActorSuite
         {
             thread.join(TIMEOUT_MS);
         }
-        final long[] next = done.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        // Where things stood, for a failure: a sender that gave up would otherwise leave 'done' waiting its timeout.
+        final Supplier<String> progress = () -> String.format(Locale.ROOT,
+            "after %.1f s (senders ended at %s s): the sink received %,d of %,d; node A %s, outbox %s; node B %s, " +
+            "mailbox %s; node A's engine: %s; node B's engine: %s",
+            (System.nanoTime() - startNs) / 1e9, Arrays.stream(senderEndNs)
+                .mapToObj(endNs -> endNs == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (endNs - startNs) / 1e9))
+                .toList(), receivedSoFar.get(), total, oneLine(systemA.counters()), systemA.stats(remote),
+            oneLine(systemB.counters()), systemB.stats(sink), oneLine(nodeA.counters()), oneLine(nodeB.counters()));
+        if (senderError.get() != null)
+        {
+            throw new AssertionError("a sender failed " + progress.get(), senderError.get());
+        }
+        final long[] next;
+        try
+        {
+            next = done.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new AssertionError("not every tell arrived " + progress.get(), ex);
+        }
         final long elapsedNs = System.nanoTime() - startNs;
         System.out.printf(Locale.ROOT, "%s over %s: %,d tells from %d senders in %.2f s (%,.0f tells/s)%n",
             testName, transport().name(), total, senders, elapsedNs / 1e9, total / (elapsedNs / 1e9));
@@ -181,6 +208,11 @@ public abstract class RemoteActorSuite
         assertThat(outbox.highWaterMark()).isLessThanOrEqualTo(outbox.capacity());
         assertThat(errorsA).isEmpty();
         assertThat(errorsB).isEmpty();
+    }
+
+    private static String oneLine(final Object counters)
+    {
+        return String.valueOf(counters).strip().replace("\n", ", ");
     }
 
     @Test

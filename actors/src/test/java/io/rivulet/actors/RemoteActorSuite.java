@@ -176,7 +176,8 @@ public abstract class RemoteActorSuite
             (System.nanoTime() - startNs) / 1e9, Arrays.stream(senderEndNs)
                 .mapToObj(endNs -> endNs == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (endNs - startNs) / 1e9))
                 .toList(), receivedSoFar.get(), total, oneLine(systemA.counters()), systemA.stats(remote),
-            oneLine(systemB.counters()), systemB.stats(sink), oneLine(nodeA.counters()), oneLine(nodeB.counters()));
+            oneLine(systemB.counters()), systemB.stats(sink), oneLine(nodeA.counters()), oneLine(nodeB.counters())) +
+            rivuletThreads();
         if (senderError.get() != null)
         {
             throw new AssertionError("a sender failed " + progress.get(), senderError.get());
@@ -208,6 +209,24 @@ public abstract class RemoteActorSuite
         assertThat(outbox.highWaterMark()).isLessThanOrEqualTo(outbox.capacity());
         assertThat(errorsA).isEmpty();
         assertThat(errorsB).isEmpty();
+    }
+
+    /** @return what the nodes' and actor systems' threads were doing: where a stalled pipeline stands still. */
+    private static String rivuletThreads()
+    {
+        final StringBuilder dump = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, stack) ->
+        {
+            if (thread.getName().startsWith("rivulet") || thread.getName().startsWith("sender-"))
+            {
+                dump.append("\n  ").append(thread.getName()).append(' ').append(thread.getState());
+                for (int i = 0; i < Math.min(12, stack.length); i++)
+                {
+                    dump.append("\n    at ").append(stack[i]);
+                }
+            }
+        });
+        return dump.toString();
     }
 
     private static String oneLine(final Object counters)

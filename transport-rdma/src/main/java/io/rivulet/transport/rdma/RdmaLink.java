@@ -402,9 +402,6 @@ public final class RdmaLink implements ReliableLink
 
     /**
      * {@inheritDoc}
-     */
-    /**
-     * {@inheritDoc}
      *
      * <p>True when the last poll delivered frames or took any receive completion: each receive it re-posted is a
      * credit owed to the peer, and a SEND that carried only credits may let this side return the credits it owes.
@@ -417,6 +414,9 @@ public final class RdmaLink implements ReliableLink
         return framesDelivered > 0 || lastPollCompletedReceives;
     }
 
+    /**
+     * {@inheritDoc}
+     */
     @Override
     public String remoteAddress()
     {

@@ -177,7 +177,7 @@ public abstract class RemoteActorSuite
                 .mapToObj(endNs -> endNs == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (endNs - startNs) / 1e9))
                 .toList(), receivedSoFar.get(), total, oneLine(systemA.counters()), systemA.stats(remote),
             oneLine(systemB.counters()), systemB.stats(sink), oneLine(nodeA.counters()), oneLine(nodeB.counters())) +
-            rivuletThreads();
+            "; errors reported on A: " + errorsA + "; on B: " + errorsB + rivuletThreads();
         if (senderError.get() != null)
         {
             throw new AssertionError("a sender failed " + progress.get(), senderError.get());
@@ -217,7 +217,7 @@ public abstract class RemoteActorSuite
         final StringBuilder dump = new StringBuilder();
         Thread.getAllStackTraces().forEach((thread, stack) ->
         {
-            if (thread.getName().startsWith("rivulet") || thread.getName().startsWith("sender-"))
+            if (thread.getName().contains("rivulet") || thread.getName().startsWith("sender-"))
             {
                 dump.append("\n  ").append(thread.getName()).append(' ').append(thread.getState());
                 for (int i = 0; i < Math.min(12, stack.length); i++)

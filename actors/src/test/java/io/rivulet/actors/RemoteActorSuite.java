@@ -182,14 +182,26 @@ public abstract class RemoteActorSuite
         {
             throw new AssertionError("a sender failed " + progress.get(), senderError.get());
         }
-        final long[] next;
-        try
+        // Waits in slices: a dead letter (a connection lost with tells in flight) means 'done' can never come.
+        final long waitDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+        long[] next = null;
+        while (next == null)
         {
-            next = done.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new AssertionError("not every tell arrived " + progress.get(), ex);
+            try
+            {
+                next = done.get(1, TimeUnit.SECONDS);
+            }
+            catch (final TimeoutException ex)
+            {
+                if (systemA.counters().deadLetters.get() > 0 || systemB.counters().deadLetters.get() > 0)
+                {
+                    throw new AssertionError("tells were dead-lettered " + progress.get(), ex);
+                }
+                if (System.nanoTime() - waitDeadlineNs > 0)
+                {
+                    throw new AssertionError("not every tell arrived " + progress.get(), ex);
+                }
+            }
         }
         final long elapsedNs = System.nanoTime() - startNs;
         System.out.printf(Locale.ROOT, "%s over %s: %,d tells from %d senders in %.2f s (%,.0f tells/s)%n",

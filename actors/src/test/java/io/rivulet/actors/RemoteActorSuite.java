@@ -117,12 +117,11 @@ public abstract class RemoteActorSuite
         final int perSender = 250_000;
         final long total = (long)senders * perSender;
         final AtomicLong outOfOrder = new AtomicLong();
-        final AtomicLong receivedSoFar = new AtomicLong(); // for a failure's message
+        final AtomicLong received = new AtomicLong(); // the sink writes, a failure's message reads
         final CompletableFuture<long[]> done = new CompletableFuture<>();
         final ActorRef<Tick> sink = systemB.spawn("sink", Behaviors.setup(context ->
         {
             final long[] next = new long[senders];
-            final long[] received = {0};
             return (ctx, tick) ->
             {
                 if (tick.sequence() != next[tick.sender()])
@@ -130,8 +129,9 @@ public abstract class RemoteActorSuite
                     outOfOrder.incrementAndGet();
                 }
                 next[tick.sender()] = tick.sequence() + 1;
-                receivedSoFar.lazySet(received[0] + 1);
-                if (++received[0] == total)
+                final long count = received.get() + 1;
+                received.lazySet(count);
+                if (count == total)
                 {
                     done.complete(next.clone());
                 }
@@ -175,7 +175,7 @@ public abstract class RemoteActorSuite
             "mailbox %s; node A's engine: %s; node B's engine: %s",
             (System.nanoTime() - startNs) / 1e9, Arrays.stream(senderEndNs)
                 .mapToObj(endNs -> endNs == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (endNs - startNs) / 1e9))
-                .toList(), receivedSoFar.get(), total, oneLine(systemA.counters()), systemA.stats(remote),
+                .toList(), received.get(), total, oneLine(systemA.counters()), systemA.stats(remote),
             oneLine(systemB.counters()), systemB.stats(sink), oneLine(nodeA.counters()), oneLine(nodeB.counters())) +
             "; errors reported on A: " + errorsA + "; on B: " + errorsB + rivuletThreads();
         if (senderError.get() != null)

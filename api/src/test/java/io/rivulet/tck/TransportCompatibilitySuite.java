@@ -295,8 +295,7 @@ public abstract class TransportCompatibilitySuite
         final AtomicLong maxAhead = new AtomicLong();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final CountDownLatch done = new CountDownLatch(1);
-        final long[] received = new long[1];
-        final AtomicLong receivedSoFar = new AtomicLong(); // for a timeout's message
+        final AtomicLong received = new AtomicLong(); // the subscriber's thread writes, a timeout's message reads
         final long[] requested = new long[1];
         connection.requestStream(Message.of("go")).subscribe(new BaseSubscriber<>()
         {
@@ -312,18 +311,19 @@ public abstract class TransportCompatibilitySuite
             {
                 final byte[] b = message.dataBytes();
                 final int value = (b[0] & 0xFF) | (b[1] & 0xFF) << 8 | (b[2] & 0xFF) << 16 | (b[3] & 0xFF) << 24;
-                if (value != received[0])
+                final long expected = received.get();
+                if (value != expected)
                 {
-                    failure.compareAndSet(null, new AssertionError("expected " + received[0] + " got " + value));
+                    failure.compareAndSet(null, new AssertionError("expected " + expected + " got " + value));
                     cancel();
                     done.countDown();
                     return;
                 }
-                received[0]++;
-                receivedSoFar.lazySet(received[0]);
+                final long count = expected + 1;
+                received.lazySet(count);
                 // The producer may run ahead only by the credits granted, which never exceed our demand.
-                maxAhead.accumulateAndGet(upstreamRequested.get() - received[0], Math::max);
-                if (received[0] == requested[0])
+                maxAhead.accumulateAndGet(upstreamRequested.get() - count, Math::max);
+                if (count == requested[0])
                 {
                     requested[0] += batch;
                     request(batch);
@@ -344,10 +344,10 @@ public abstract class TransportCompatibilitySuite
             }
         });
 
-        awaitLatch(done, 100, () -> ": received " + receivedSoFar.get() + " of " + total + ", producer emitted " +
+        awaitLatch(done, 100, () -> ": received " + received.get() + " of " + total + ", producer emitted " +
             emitted.get() + ", asked for " + upstreamRequested.get());
         assertThat(failure.get()).isNull();
-        assertThat(received[0]).isEqualTo(total);
+        assertThat(received.get()).isEqualTo(total);
         assertThat(emitted.get()).isEqualTo(total);
         assertThat(maxAhead.get()).as("producer demand beyond what the subscriber received").isLessThanOrEqualTo(batch);
     }

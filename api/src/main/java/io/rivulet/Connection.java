@@ -156,7 +156,48 @@ public interface Connection extends AutoCloseable
      */
     long tryClaim(int length, MessageClaim claim, java.time.Duration timeout);
 
-    /** @return the longest message {@link #offer} and {@link #tryClaim} accept (one frame). */
+    /**
+     * The zero-copy request-response path, like {@link #offer(DirectBuffer, int, int)} is for fire-and-forget: the
+     * request is encoded on the caller's thread straight into the outbound ring, and its reply is handed to
+     * {@code handler} in place in the engine's receive memory, with no {@code Mono}, no stream object and no
+     * allocation once warm. The peer sees an ordinary request-response: any {@link Responder} serves it.
+     *
+     * <p>Keep as many requests in flight as the application likes, up to {@code rivulet.maxPendingRequests}: a
+     * request beyond them is refused with {@link #BACK_PRESSURED}, like one that finds the ring full, and fits again
+     * once replies have come. A request whose reply may never come should be cancelled
+     * ({@link #cancelRequest(long)}) when the caller gives up on it, or it holds its place until the connection
+     * closes.
+     *
+     * @param buffer  holding the request's data.
+     * @param offset  of the data.
+     * @param length  of the data, at most {@link #maxOfferLength()}.
+     * @param handler receives the reply, or why there is none, with the id this returns.
+     * @return the request's id (positive) when queued, {@link #BACK_PRESSURED} when the ring is full or
+     *         {@code rivulet.maxPendingRequests} are in flight, {@link #CLOSED} when the connection is closed; the
+     *         handler hears of a request only when this returned its id.
+     * @throws IllegalArgumentException when length exceeds {@link #maxOfferLength()}.
+     * @throws UnsupportedOperationException when this implementation has no zero-copy requests.
+     */
+    default long offerRequest(DirectBuffer buffer, int offset, int length, ReplyHandler handler)
+    {
+        throw new UnsupportedOperationException(getClass().getName() + " has no zero-copy requests");
+    }
+
+    /**
+     * Cancels a request of {@link #offerRequest}: the responder is told (CANCEL), a reply that still comes is dropped,
+     * and the handler hears nothing more of it. Any thread.
+     *
+     * @param requestId what {@code offerRequest} returned.
+     * @return true when the request was still waiting for its reply; false when its handler was called already (or
+     *         is being called), or the id is not one of this connection's waiting requests.
+     * @throws UnsupportedOperationException when this implementation has no zero-copy requests.
+     */
+    default boolean cancelRequest(long requestId)
+    {
+        throw new UnsupportedOperationException(getClass().getName() + " has no zero-copy requests");
+    }
+
+    /** @return the longest message {@link #offer}, {@link #tryClaim} and {@link #offerRequest} accept (one frame). */
     int maxOfferLength();
 
     /**

@@ -3,6 +3,7 @@ package io.rivulet.interceptor;
 import io.rivulet.Connection;
 import io.rivulet.Message;
 import io.rivulet.MessageClaim;
+import io.rivulet.ReplyHandler;
 import io.rivulet.region.RegionDescriptor;
 import io.rivulet.region.RemoteRegion;
 import io.rivulet.topic.TopicMessage;
@@ -99,6 +100,19 @@ public abstract class ForwardingConnection implements Connection
     public long tryClaim(final int length, final MessageClaim claim, final java.time.Duration timeout)
     {
         return delegate.tryClaim(length, claim, timeout);
+    }
+
+    @Override
+    public long offerRequest(
+        final DirectBuffer buffer, final int offset, final int length, final ReplyHandler handler)
+    {
+        return delegate.offerRequest(buffer, offset, length, handler);
+    }
+
+    @Override
+    public boolean cancelRequest(final long requestId)
+    {
+        return delegate.cancelRequest(requestId);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.rivulet.LimitExceededException;
 import io.rivulet.Message;
 import io.rivulet.MessageClaim;
 import io.rivulet.MessageTooLargeException;
+import io.rivulet.ReplyHandler;
 import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameType;
 import io.rivulet.codec.FrameWriter;
@@ -77,7 +78,10 @@ final class ConnectionFacade implements Connection
         this.localAddress = connection.link().localAddress();
         this.remoteAddress = connection.link().remoteAddress();
         this.connectionWriter = new StreamWriter(outbound);
-        this.maxOfferLength = settings.maxFrameLength() - FrameWriter.payloadFrameOverhead(FrameType.REQUEST_FNF);
+        // One limit for offer, tryClaim and offerRequest: whichever frame type carries more besides the data.
+        this.maxOfferLength = settings.maxFrameLength() - Math.max(
+            FrameWriter.payloadFrameOverhead(FrameType.REQUEST_FNF),
+            FrameWriter.payloadFrameOverhead(FrameType.REQUEST_RESPONSE));
     }
 
     @Override
@@ -238,6 +242,28 @@ final class ConnectionFacade implements Connection
             return CLOSED;
         }
         return outbound.tryClaimFireAndForget(length, claim) ? length + 1L : BACK_PRESSURED;
+    }
+
+    @Override
+    public long offerRequest(final DirectBuffer buffer, final int offset, final int length, final ReplyHandler handler)
+    {
+        java.util.Objects.requireNonNull(handler, "handler");
+        if (length > maxOfferLength)
+        {
+            throw new IllegalArgumentException("request of " + length + " bytes exceeds the offer maximum of " +
+                maxOfferLength + "; send it with requestResponse(Message), which fragments");
+        }
+        if (!close.isOpen())
+        {
+            return CLOSED;
+        }
+        return connection.offerRequest(buffer, offset, length, handler);
+    }
+
+    @Override
+    public boolean cancelRequest(final long requestId)
+    {
+        return connection.cancelRequest(requestId);
     }
 
     @Override

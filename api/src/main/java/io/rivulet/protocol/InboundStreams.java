@@ -5,6 +5,7 @@ import io.rivulet.MalformedMetadataException;
 import io.rivulet.Message;
 import io.rivulet.MessageView;
 import io.rivulet.RejectedException;
+import io.rivulet.ReplyHandler;
 import io.rivulet.Responder;
 import io.rivulet.RivuletException;
 import io.rivulet.codec.FrameFlags;
@@ -17,6 +18,7 @@ import io.rivulet.spi.Violation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -158,7 +160,11 @@ final class InboundStreams
         final ProtocolStream stream = streams.get(streamId);
         if (stream == null)
         {
-            return; // late frame of a cancelled or finished stream
+            if (streams.isOwnId(streamId))
+            {
+                onReply(streamId);
+            }
+            return; // else a late frame of a cancelled or finished stream
         }
         if (stream.reassembly != null || reader.hasFlag(FrameFlags.FOLLOWS))
         {
@@ -201,24 +207,149 @@ final class InboundStreams
         final ProtocolStream stream = streams.get(streamId);
         if (stream == null)
         {
+            final PendingReply reply = streams.isOwnId(streamId) ? streams.takeReply(streamId, true) : null;
+            if (reply != null)
+            {
+                endReply(reply, streamError(code, text));
+            }
             return;
         }
-        final RivuletException error;
+        stream.dropReassembly();
+        stream.onError(streamError(code, text));
+        streams.remove(stream);
+    }
+
+    private static RivuletException streamError(final ErrorCode code, final String text)
+    {
         switch (code)
         {
             case APPLICATION_ERROR:
-                error = new ApplicationErrorException(text);
-                break;
+                return new ApplicationErrorException(text);
             case REJECTED:
             case INVALID:
-                error = new RejectedException(text);
-                break;
+                return new RejectedException(text);
             default:
-                error = new RivuletException(code + ": " + text);
+                return new RivuletException(code + ": " + text);
         }
-        stream.dropReassembly();
-        stream.onError(error);
-        streams.remove(stream);
+    }
+
+    // ---------------------------------------------------------------- zero-copy requests' replies
+
+    /**
+     * PAYLOAD for one of this side's ids that has no stream: the reply of a zero-copy request, handed to its handler
+     * in place (a reply in fragments from its reassembly). A frame no request waits for is a late one (cancelled) and
+     * dropped, as for streams.
+     */
+    private void onReply(final int streamId)
+    {
+        final PendingReply waiting = streams.reply(streamId);
+        if (waiting == null)
+        {
+            return;
+        }
+        final boolean follows = reader.hasFlag(FrameFlags.FOLLOWS);
+        if (waiting.reassembly != null || follows)
+        {
+            if (waiting.reassembly == null)
+            {
+                waiting.reassembly = newReassembly();
+            }
+            if (!appendFragment(waiting.reassembly, streamId) || follows)
+            {
+                return; // a violation closes the connection, which ends the request
+            }
+        }
+        final PendingReply reply = streams.takeReply(streamId, true);
+        if (reply == null)
+        {
+            return; // cancelled while its fragments arrived: the cancel releases them
+        }
+        counters.onRequestResponseReply(System.nanoTime() - reply.sentNs);
+        final Reassembly reassembly = reply.reassembly;
+        final ReplyHandler handler = reply.handler;
+        final long requestId = reply.requestId();
+        reply.reassembly = null;
+        streams.recycle(reply);
+        try
+        {
+            if (reassembly != null)
+            {
+                view.wrap(reassembly.metadataBuffer(), reassembly.metadataLength(), reassembly.dataBuffer(),
+                    reassembly.dataLength());
+                handler.onReply(requestId, view);
+            }
+            else if (reader.hasFlag(FrameFlags.NEXT))
+            {
+                view.wrap(reader.buffer(), reader.metadataOffset(), reader.metadataLength(), reader.dataOffset(),
+                    reader.dataLength());
+                handler.onReply(requestId, view);
+            }
+            else
+            {
+                handler.onEmpty(requestId);
+            }
+        }
+        catch (final Throwable ex)
+        {
+            rethrowFatal(ex);
+            errorHandler.accept(ex);
+        }
+        finally
+        {
+            if (reassembly != null)
+            {
+                reassembly.release();
+            }
+        }
+    }
+
+    /** Conductor: the connection closed; every zero-copy request still waiting ends with its cause. */
+    void endReplies(final List<PendingReply> waiting, final Throwable cause)
+    {
+        for (int i = 0; i < waiting.size(); i++)
+        {
+            endReply(waiting.get(i), cause);
+        }
+    }
+
+    /**
+     * Conductor: a zero-copy request its caller cancelled (already out of the table): its fragments go back, the
+     * CANCEL goes out if the connection still sends, and its id is free again.
+     */
+    void cancelReply(final PendingReply reply, final boolean sendCancel)
+    {
+        if (reply.reassembly != null)
+        {
+            reply.reassembly.release();
+        }
+        if (sendCancel)
+        {
+            final StreamWriter writer = new StreamWriter(connection.outbound());
+            writer.streamId(reply.streamId);
+            writer.sendCancel();
+        }
+        streams.release(reply.streamId);
+        streams.recycle(reply);
+    }
+
+    private void endReply(final PendingReply reply, final Throwable error)
+    {
+        final ReplyHandler handler = reply.handler;
+        final long requestId = reply.requestId();
+        if (reply.reassembly != null)
+        {
+            reply.reassembly.release();
+        }
+        streams.recycle(reply);
+        try
+        {
+            handler.onError(requestId, error);
+        }
+        catch (final Throwable ex)
+        {
+            rethrowFatal(ex);
+            errorHandler.accept(ex);
+        }
     }
 
     private void deliverToStream(final ProtocolStream stream, final int streamId, final Message message)
@@ -345,19 +476,24 @@ final class InboundStreams
 
     private boolean appendFragment(final ProtocolStream stream)
     {
-        switch (stream.reassembly.append(reader.buffer(), reader.metadataOffset(), reader.metadataLength(),
+        return appendFragment(stream.reassembly, stream.streamId());
+    }
+
+    private boolean appendFragment(final Reassembly reassembly, final int streamId)
+    {
+        switch (reassembly.append(reader.buffer(), reader.metadataOffset(), reader.metadataLength(),
             reader.dataOffset(), reader.dataLength()))
         {
             case APPENDED:
                 return true;
             case MESSAGE_TOO_LONG:
-                services.violation(Violation.LIMIT_EXCEEDED, "message on stream " + stream.streamId() +
+                services.violation(Violation.LIMIT_EXCEEDED, "message on stream " + streamId +
                     " exceeds the maximum message length of " + settings.maxMessageLength());
                 return false;
             default:
                 counters.onLimitRejection();
-                services.violation(Violation.LIMIT_EXCEEDED, "unfinished message on stream " + stream.streamId() +
-                    " refused: " + stream.reassembly.refusal());
+                services.violation(Violation.LIMIT_EXCEEDED, "unfinished message on stream " + streamId +
+                    " refused: " + reassembly.refusal());
                 return false;
         }
     }

@@ -295,6 +295,25 @@ public final class Outbound
     }
 
     /**
+     * The zero-copy request path: one REQUEST_RESPONSE frame without metadata on the request's stream, encoded in
+     * place from the caller's buffer.
+     *
+     * @return true when written, false when the ring is full (or gone).
+     */
+    boolean offerRequestResponse(final int streamId, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int index = claim(FrameWriter.payloadFrameLength(FrameType.REQUEST_RESPONSE, 0, length));
+        if (index <= 0)
+        {
+            return false;
+        }
+        Frames.writer().writePayloadFrame(ring.buffer(), index, FrameType.REQUEST_RESPONSE, streamId, 0,
+            FrameFlags.NEXT, null, 0, 0, buffer, offset, length);
+        commit(index);
+        return true;
+    }
+
+    /**
      * The claim path: one REQUEST_FNF frame on stream 0 with its header encoded, its data left to the caller, who
      * settles it through the claim ({@link MessageClaim#commit()} or {@link MessageClaim#abort()}).
      *

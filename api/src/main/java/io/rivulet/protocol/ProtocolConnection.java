@@ -6,6 +6,7 @@ import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
 import io.rivulet.LimitExceededException;
 import io.rivulet.Message;
+import io.rivulet.ReplyHandler;
 import io.rivulet.Responder;
 import io.rivulet.RivuletException;
 import io.rivulet.codec.FrameFlags;
@@ -503,6 +504,7 @@ public final class ProtocolConnection implements ConnectionOutput
     {
         setup.onClosing(cause);
         adoptAnnounced(); // closing: each is terminated
+        inboundStreams.endReplies(streams.takeAllReplies(), cause);
         final ArrayList<ProtocolStream> live = streams.removeAll();
         for (int i = 0; i < live.size(); i++)
         {
@@ -578,6 +580,54 @@ public final class ProtocolConnection implements ConnectionOutput
             return;
         }
         stream.sendDirectOpening(request);
+    }
+
+    /**
+     * Any thread: a zero-copy request ({@code Connection.offerRequest}) takes its id and a pooled entry that waits for
+     * the reply, then writes its frame into the outbound ring; nothing is allocated and no conductor command runs.
+     *
+     * @return the request's id, or {@code Connection.BACK_PRESSURED} / {@code Connection.CLOSED}.
+     */
+    long offerRequest(final DirectBuffer buffer, final int offset, final int length, final ReplyHandler handler)
+    {
+        final PendingReply reply = streams.openReply(settings.maxPendingRequests(), handler, System.nanoTime());
+        if (reply == null)
+        {
+            return streams.repliesClosed() ? Connection.CLOSED : Connection.BACK_PRESSURED;
+        }
+        final int id = reply.streamId;
+        if (outbound.offerRequestResponse(id, buffer, offset, length))
+        {
+            return id;
+        }
+        // Nothing was sent. Unless the close took the entry meanwhile (its handler hears of the close, so the caller
+        // gets the id), it goes back, and the caller hears why.
+        final PendingReply untaken = streams.takeReply(id, true);
+        if (untaken == null)
+        {
+            return id;
+        }
+        streams.recycle(untaken);
+        return close.isOpen() ? Connection.BACK_PRESSURED : Connection.CLOSED;
+    }
+
+    /**
+     * Any thread: cancels a zero-copy request still waiting for its reply. Taking it out of the table decides the
+     * race with its reply; the CANCEL goes out from the conductor, which then frees the id.
+     */
+    boolean cancelRequest(final long requestId)
+    {
+        if (requestId <= 0 || requestId > Integer.MAX_VALUE || !streams.isOwnId((int)requestId))
+        {
+            return false;
+        }
+        final PendingReply reply = streams.takeReply((int)requestId, false);
+        if (reply == null)
+        {
+            return false;
+        }
+        conductor.execute(() -> inboundStreams.cancelReply(reply, !close.isClosing()));
+        return true;
     }
 
     /**

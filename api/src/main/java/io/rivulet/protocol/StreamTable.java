@@ -1,5 +1,6 @@
 package io.rivulet.protocol;
 
+import io.rivulet.ReplyHandler;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntHashSet;
 
@@ -17,6 +18,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * allocating (an intrusive stack); the conductor adopts the queued streams through the callback given at creation
  * before it acts on signals, and whenever a frame names one of this side's ids it does not know yet (the reply can
  * be read in the same cycle the request was written).
+ *
+ * <p>Zero-copy requests ({@code Connection.offerRequest}) have no {@link ProtocolStream}: a pooled
+ * {@link PendingReply} waits for each reply, under the same lock as this side's ids, so that any thread can open
+ * one and the conductor can take it with the reply, or a caller with a cancel, exactly once.
  */
 final class StreamTable
 {
@@ -25,8 +30,16 @@ final class StreamTable
     private final Runnable adoptAnnounced;
     /** Streams opened on application threads, not yet in the table; linked through ProtocolStream.nextAnnounced. */
     private final AtomicReference<ProtocolStream> announced = new AtomicReference<>();
-    /** This side's ids in use (in the table or announced); guarded by itself. */
+    /** This side's ids in use (in the table, announced, or a pending reply's); guarded by itself. */
     private final IntHashSet ownIds = new IntHashSet();
+    /** Zero-copy requests waiting for their replies, by stream id; guarded by ownIds. */
+    private final Int2ObjectHashMap<PendingReply> replies = new Int2ObjectHashMap<>();
+    /** Spare entries for {@link #replies}, linked through nextFree; guarded by ownIds. */
+    private PendingReply spareReplies;
+    /** Set under the lock when the connection closed: no reply can wait any more. */
+    private boolean repliesClosed;
+    /** {@code replies.size()}, for readers that do not take the lock. */
+    private volatile int pendingReplies;
     private int nextStreamId;
     /** Streams the peer opened that are in the table; the rest are this side's requests. */
     private int peerStreams;
@@ -114,6 +127,121 @@ final class StreamTable
         return announced.get() == null ? null : announced.getAndSet(null);
     }
 
+    /**
+     * Any thread: a free id for a zero-copy request, with its handler waiting for the reply from now on. Allocates
+     * nothing once the pool is warm.
+     *
+     * @return the entry, or null when {@code limit} of this side's requests are open already or the connection
+     *         closed ({@link #repliesClosed()} tells which).
+     */
+    PendingReply openReply(final int limit, final ReplyHandler handler, final long sentNs)
+    {
+        synchronized (ownIds)
+        {
+            if (repliesClosed || ownIds.size() >= limit)
+            {
+                return null;
+            }
+            final int id = nextFree();
+            ownIds.add(id);
+            PendingReply reply = spareReplies;
+            if (reply != null)
+            {
+                spareReplies = reply.nextFree;
+                reply.nextFree = null;
+            }
+            else
+            {
+                reply = new PendingReply();
+            }
+            reply.streamId = id;
+            reply.handler = handler;
+            reply.sentNs = sentNs;
+            replies.put(id, reply);
+            pendingReplies = replies.size();
+            return reply;
+        }
+    }
+
+    /** Any thread: true once {@link #takeAllReplies()} ran (the connection closed). */
+    boolean repliesClosed()
+    {
+        synchronized (ownIds)
+        {
+            return repliesClosed;
+        }
+    }
+
+    /** Conductor: the zero-copy request waiting under this id, left in the table (a fragment of its reply came). */
+    PendingReply reply(final int streamId)
+    {
+        if (pendingReplies == 0)
+        {
+            return null;
+        }
+        synchronized (ownIds)
+        {
+            return replies.get(streamId);
+        }
+    }
+
+    /**
+     * Any thread: takes the zero-copy request waiting under this id out of the table; the taker alone settles it.
+     *
+     * @param releaseId true when the id is free again at once (the reply came); false when a frame must still go out
+     *                  on it (a cancel), after which {@link #release} frees it.
+     * @return the entry, or null when none waits under the id (taken already, or never opened).
+     */
+    PendingReply takeReply(final int streamId, final boolean releaseId)
+    {
+        if (pendingReplies == 0)
+        {
+            return null;
+        }
+        synchronized (ownIds)
+        {
+            final PendingReply reply = replies.remove(streamId);
+            if (reply != null)
+            {
+                pendingReplies = replies.size();
+                if (releaseId)
+                {
+                    ownIds.remove(streamId);
+                }
+            }
+            return reply;
+        }
+    }
+
+    /** Any thread: an entry its taker is done with goes back to the pool. */
+    void recycle(final PendingReply reply)
+    {
+        reply.handler = null;
+        reply.reassembly = null;
+        synchronized (ownIds)
+        {
+            reply.nextFree = spareReplies;
+            spareReplies = reply;
+        }
+    }
+
+    /** Conductor, closing: every zero-copy request still waiting, to end; none can be opened from now on. */
+    ArrayList<PendingReply> takeAllReplies()
+    {
+        synchronized (ownIds)
+        {
+            repliesClosed = true;
+            final ArrayList<PendingReply> waiting = new ArrayList<>(replies.values());
+            for (int i = 0; i < waiting.size(); i++)
+            {
+                ownIds.remove(waiting.get(i).streamId);
+            }
+            replies.clear();
+            pendingReplies = 0;
+            return waiting;
+        }
+    }
+
     /** @return true when the id belongs to this side's parity: the peer may not open a stream with it. */
     boolean isOwnId(final int streamId)
     {
@@ -165,10 +293,10 @@ final class StreamTable
         }
     }
 
-    /** @return true when no stream is open either way. */
+    /** @return true when no stream is open either way, and no zero-copy request waits for its reply. */
     boolean isEmpty()
     {
-        return streams.isEmpty();
+        return streams.isEmpty() && pendingReplies == 0;
     }
 
     /** @return the streams the peer opened. */
@@ -177,7 +305,7 @@ final class StreamTable
         return peerStreams;
     }
 
-    /** @return this side's open requests, announced ones included. */
+    /** @return this side's open requests, announced ones and zero-copy ones included. */
     int ownStreams()
     {
         synchronized (ownIds)
@@ -186,7 +314,10 @@ final class StreamTable
         }
     }
 
-    /** Empties the table (the connection is closing). @return the streams it held, to terminate. */
+    /**
+     * Empties the table (the connection is closing); zero-copy requests are taken apart ({@link #takeAllReplies()},
+     * first). @return the streams it held, to terminate.
+     */
     ArrayList<ProtocolStream> removeAll()
     {
         final ArrayList<ProtocolStream> live = new ArrayList<>(streams.values());

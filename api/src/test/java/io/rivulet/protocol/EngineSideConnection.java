@@ -3,6 +3,7 @@ package io.rivulet.protocol;
 import io.rivulet.Connection;
 import io.rivulet.Message;
 import io.rivulet.MessageClaim;
+import io.rivulet.ReplyHandler;
 import io.rivulet.region.RegionDescriptor;
 import io.rivulet.region.RemoteRegion;
 import io.rivulet.security.Authenticator;
@@ -169,6 +170,19 @@ public final class EngineSideConnection implements Connection
     public long tryClaim(final int length, final MessageClaim claim, final java.time.Duration timeout)
     {
         return api.tryClaim(length, claim, timeout);
+    }
+
+    @Override
+    public long offerRequest(
+        final DirectBuffer buffer, final int offset, final int length, final ReplyHandler handler)
+    {
+        return api.offerRequest(buffer, offset, length, handler);
+    }
+
+    @Override
+    public boolean cancelRequest(final long requestId)
+    {
+        return api.cancelRequest(requestId);
     }
 
     @Override

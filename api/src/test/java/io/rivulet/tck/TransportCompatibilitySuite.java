@@ -5,12 +5,15 @@ import io.rivulet.Connection;
 import io.rivulet.ConnectionClosedException;
 import io.rivulet.ConnectionLostException;
 import io.rivulet.Message;
+import io.rivulet.MessageView;
+import io.rivulet.ReplyHandler;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
 import io.rivulet.spi.Transport;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,12 +27,16 @@ import reactor.test.StepVerifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -154,6 +161,93 @@ public abstract class TransportCompatibilitySuite
         StepVerifier.create(connection.requestResponse(Message.of("nothing")))
             .expectComplete()
             .verify(TIMEOUT);
+    }
+
+    @Test
+    @ScaledTimeout(120)
+    void shouldAnswerZeroCopyRequestsInPlaceWithManyInFlight()
+    {
+        final byte[] large = new byte[300_000]; // many frames on every transport: the reply comes in fragments
+        new SplittableRandom(11).nextBytes(large);
+        final Connection connection = serve(Responder.builder()
+            .requestResponse(request -> Mono.just(request.dataUtf8().equals("large") ? Message.of(large) :
+                Message.of(request.dataUtf8() + "!")))
+            .build());
+        final int requests = 2_000;
+        final int window = 64;
+        final Map<Long, String> sentById = new ConcurrentHashMap<>();
+        final Map<Long, String> repliedById = new ConcurrentHashMap<>();
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+        final Semaphore inFlight = new Semaphore(window);
+        final AtomicReference<byte[]> largeReply = new AtomicReference<>();
+        final ReplyHandler handler = new ReplyHandler()
+        {
+            @Override
+            public void onReply(final long requestId, final MessageView reply)
+            {
+                if (reply.dataLength() == large.length)
+                {
+                    final byte[] copy = new byte[reply.dataLength()];
+                    reply.data().getBytes(0, copy);
+                    largeReply.set(copy);
+                }
+                else
+                {
+                    repliedById.put(requestId, reply.data().getStringWithoutLengthUtf8(0, reply.dataLength()));
+                }
+                inFlight.release();
+            }
+
+            @Override
+            public void onError(final long requestId, final Throwable error)
+            {
+                errors.add(error);
+                inFlight.release();
+            }
+        };
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
+        for (int i = 0; i <= requests; i++)
+        {
+            final String text = i == requests / 2 ? "large" : "request-" + i;
+            final int length = buffer.putStringWithoutLengthUtf8(0, text);
+            acquire(inFlight, deadlineNs);
+            long id;
+            while ((id = connection.offerRequest(buffer, 0, length, handler)) == Connection.BACK_PRESSURED)
+            {
+                assertThat(System.nanoTime() - deadlineNs).as("back-pressured until the deadline").isNegative();
+                LockSupport.parkNanos(100_000);
+            }
+            assertThat(id).as("request %d", i).isPositive();
+            sentById.put(id, text);
+        }
+        acquire(inFlight, deadlineNs, window); // every reply is in
+
+        assertThat(errors).isEmpty();
+        assertThat(largeReply.get()).as("the fragmented reply, whole").isEqualTo(large);
+        assertThat(repliedById).hasSize(requests);
+        repliedById.forEach((id, reply) -> assertThat(reply).isEqualTo(sentById.get(id) + "!"));
+        assertThat(clientErrors).isEmpty();
+        assertThat(serverErrors).isEmpty();
+    }
+
+    private static void acquire(final Semaphore semaphore, final long deadlineNs)
+    {
+        acquire(semaphore, deadlineNs, 1);
+    }
+
+    private static void acquire(final Semaphore semaphore, final long deadlineNs, final int permits)
+    {
+        try
+        {
+            assertThat(semaphore.tryAcquire(permits, Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS))
+                .as("replies within %s (%d permits free)", TIMEOUT, semaphore.availablePermits()).isTrue();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
     }
 
     @Test
@@ -384,7 +478,7 @@ public abstract class TransportCompatibilitySuite
         while (System.nanoTime() - deadline < 0)
         {
             Thread.onSpinWait();
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            LockSupport.parkNanos(1_000_000);
         }
         assertThat(upstreamRequested.get()).isEqualTo(3);
         subscriber.dispose();
@@ -590,7 +684,7 @@ public abstract class TransportCompatibilitySuite
             final long deadline = silentFrom + TimeUnit.MILLISECONDS.toNanos(KEEPALIVE_TIMEOUT_MS + TestTime.millis(10_000));
             while (error.get() == null && System.nanoTime() - deadline < 0)
             {
-                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                LockSupport.parkNanos(1_000_000);
             }
             final long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - silentFrom);
             assertThat(error.get()).isInstanceOf(ConnectionLostException.class);

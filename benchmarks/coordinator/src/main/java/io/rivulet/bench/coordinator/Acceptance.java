@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
  * <p>Rows compared: the Rivulet TCP rows (every Rivulet row that needs no RDMA; "best" is the lowest p50 or the
  * highest rate among them, named in the line), the default row ({@value #DEFAULT_ROW}, back-off idle), the TCP
  * floor that busy-polls ({@value #FLOOR}), and Aeron UDP and IPC. Request-response compares the rows with
- * {@code window} requests in flight: Rivulet's {@code flatMap} rows, the floor's pipelined write/read and
- * Aeron's offer/poll, all with the same count in flight.
+ * {@code window} requests in flight: Rivulet's {@code flatMap} and {@code offerRequest} rows, the floor's pipelined
+ * write/read and Aeron's offer/poll, all with the same count in flight.
  */
 final class Acceptance
 {
@@ -306,8 +306,12 @@ final class Acceptance
             {
                 continue;
             }
-            final SystemRun.Result result = REQRESP.equals(workload) ? run.findInFlight(workload, window, size) :
-                run.find(workload, api, size);
+            if (REQRESP.equals(workload))
+            {
+                results.addAll(run.allInFlight(workload, window, size));
+                continue;
+            }
+            final SystemRun.Result result = run.find(workload, api, size);
             if (result != null)
             {
                 results.add(result);

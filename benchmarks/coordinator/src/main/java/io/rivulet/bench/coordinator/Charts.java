@@ -59,7 +59,8 @@ final class Charts
             files.add("oneway-throughput.png");
         }
         if (throughputBars(out.resolve("reqresp-throughput.png"), runs, sizes, "reqresp",
-            "Request-response throughput: flatMap and peers 64 in flight, concatMap and block() 1 (requests/s, log scale)"))
+            "Request-response throughput: flatMap, offerRequest and peers 64 in flight, concatMap and block() 1 " +
+                "(requests/s, log scale)"))
         {
             files.add("reqresp-throughput.png");
         }

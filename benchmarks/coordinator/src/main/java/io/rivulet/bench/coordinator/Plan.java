@@ -17,9 +17,9 @@ import java.util.List;
  *   <li>RSocket: Netty's event loops block in epoll; the application thread parks, as for Rivulet.</li>
  *   <li>Rivulet over the soft RDMA provider: back-off, because the provider's NIC thread needs a core too
  *       (with busy-spinning engines on 2 cores it starves and a round trip takes milliseconds). Request-response
- *       only as the {@code flatMap} chain: the one-in-flight rows ({@code concatMap}, {@code block()}) would cost
- *       the short mode about a minute at the soft provider's round trip, and the TCP rows already show what the
- *       API adds.</li>
+ *       only with {@code window} in flight ({@code flatMap} and {@code offerRequest}): the one-in-flight rows
+ *       ({@code concatMap}, {@code block()}) would cost the short mode about a minute at the soft provider's round
+ *       trip, and the TCP rows already show what the API adds.</li>
  *   <li>Floors: one thread per side, spinning (busy-poll) or blocked in read (blocking).</li>
  *   <li>Aeron IPC: ping and pong threads busy-spin, the driver (idle for IPC) backs off. Aeron UDP: the
  *       driver's thread and the ping and pong threads all have work on every message, three on two cores,
@@ -69,30 +69,30 @@ final class Plan
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
-            rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks for replies", true, false, 3, 3, null));
+            rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks for replies", true, false, 3, 4, null));
         systems.add(new SystemSpec("rivulet-tcp-invoker", "Rivulet TCP, INVOKER client", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "INVOKER"),
-            rivuletFlags, "client INVOKER (caller runs the engine's duty cycle), server SHARED busy-spin", true, false, 3, 2, null));
+            rivuletFlags, "client INVOKER (caller runs the engine's duty cycle), server SHARED busy-spin", true, false, 3, 3, null));
         systems.add(new SystemSpec("rivulet-tcp-backoff", "Rivulet TCP, back-off", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             rivuletFlags, "SHARED threading, back-off idle (the default; both nodes), caller parks for replies",
-            true, false, 3, 3, null));
+            true, false, 3, 4, null));
         systems.add(new SystemSpec("rivulet-rdma-inprocess", "Rivulet soft RDMA, in-process", "rivulet",
             null, "io.rivulet.bench.rivulet.RivuletClient",
             List.of(),
             List.of("--transport", "rdma", "--in-process", "true", "--threading", "SHARED", "--idle", "backoff",
-                "--wait", "park", "--rr-apis", "flatMap"),
-            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, 1, null));
+                "--wait", "park", "--rr-apis", "flatMap,offerRequest"),
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, 2, null));
         systems.add(new SystemSpec("rivulet-rdma", "Rivulet soft RDMA, 2 processes", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park",
-                "--rr-apis", "flatMap"),
-            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, 1, null));
+                "--rr-apis", "flatMap,offerRequest"),
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, 2, null));
         systems.add(new SystemSpec("rsocket", "RSocket TCP", "rsocket",
             "io.rivulet.bench.rsocket.RSocketServerMain", "io.rivulet.bench.rsocket.RSocketClientMain",
             List.of(), List.of("--wait", "park"), List.of(),

@@ -135,7 +135,9 @@ final class Report
         md.append("\n## Request-response throughput\n\n");
         md.append("Rivulet and RSocket are measured the ways users write request-response: a `flatMap` chain with ")
             .append(counts.window()).append(" requests in flight (`Flux.range(..).flatMap(i -> requestResponse(..), ")
-            .append(counts.window()).append(")`), a `concatMap` chain (the next request sent from the previous " +
+            .append(counts.window()).append(")`), Rivulet's zero-copy `offerRequest` with as many in flight (a loop " +
+                "that offers while fewer are out, one `ReplyHandler` taking the replies on the engine thread, as an " +
+                "Aeron application writes it), a `concatMap` chain (the next request sent from the previous " +
                 "reply's signal) and a blocking caller (`requestResponse(..).block()` per request); the last two have " +
                 "one request in flight and get the ping-pong counts. On Rivulet's INVOKER row, `block()` runs the node's " +
                 "duty cycle while it waits. The floors and Aeron keep ")
@@ -428,7 +430,7 @@ final class Report
         md.append('\n');
         throughputRows(md, ONEWAY);
 
-        md.append("\n**Request-response, requests/s** (flatMap: ").append(counts.window())
+        md.append("\n**Request-response, requests/s** (flatMap and offerRequest: ").append(counts.window())
             .append(" in flight; concatMap and block(): one; the peers' loops: ").append(counts.window())
             .append(")\n\n| system · API |");
         sizes.forEach(size -> md.append(' ').append(size).append(" B |"));

@@ -236,6 +236,20 @@ final class SystemRun
      * @return the result of the workload and size with {@code window} requests in flight (request-response: each
      * system's first such API), or null.
      */
+    /** @return every result of the workload at the size with {@code window} in flight (one per API that has it). */
+    List<Result> allInFlight(final String workload, final int window, final int size)
+    {
+        final List<Result> found = new ArrayList<>();
+        for (final Result result : results)
+        {
+            if (result.workload.equals(workload) && result.size == size && result.window == window)
+            {
+                found.add(result);
+            }
+        }
+        return found;
+    }
+
     Result findInFlight(final String workload, final int window, final int size)
     {
         for (final Result result : results)

@@ -32,10 +32,10 @@ class FanOutReportTest
         assertThat(rivulet.workloads(SystemSpec.ALL_WORKLOADS)).contains("fanout");
         assertThat(aeron.workloads(List.of("fanout"))).containsExactly("fanout");
         assertThat(floor.workloads(List.of("fanout"))).isEmpty();
-        // Rivulet: ping-pong, three one-way APIs, three request-response APIs and fan-out.
-        assertThat(rivulet.stepsPerSize(SystemSpec.ALL_WORKLOADS)).isEqualTo(8);
+        // Rivulet: ping-pong, three one-way APIs, four request-response APIs and fan-out.
+        assertThat(rivulet.stepsPerSize(SystemSpec.ALL_WORKLOADS)).isEqualTo(9);
         // INVOKER has no block() row: nothing would deliver the reply while its only thread blocks.
-        assertThat(spec("rivulet-tcp-invoker").stepsPerSize(List.of("reqresp"))).isEqualTo(2);
+        assertThat(spec("rivulet-tcp-invoker").stepsPerSize(List.of("reqresp"))).isEqualTo(3);
         assertThat(floor.stepsPerSize(SystemSpec.ALL_WORKLOADS)).isEqualTo(3);
     }
 

@@ -2,12 +2,15 @@ package io.rivulet.bench.jmh;
 
 import io.rivulet.Connection;
 import io.rivulet.Message;
+import io.rivulet.MessageView;
+import io.rivulet.ReplyHandler;
 import io.rivulet.Responder;
 import io.rivulet.counters.NodeCounters;
 import io.rivulet.engine.Sender;
 import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.ProtocolSettings;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -55,7 +58,9 @@ public class RequestResponseBenchmark
         Connection connection;
         Sender sender;
         Message request;
+        UnsafeBuffer requestBytes;
         final ReplyCounter replies = new ReplyCounter();
+        final ReplyHandlerCounter handledReplies = new ReplyHandlerCounter();
         long nowNs = System.nanoTime();
 
         @Setup
@@ -84,6 +89,7 @@ public class RequestResponseBenchmark
             }
             connection = client.api();
             request = Message.of(new byte[size]);
+            requestBytes = new UnsafeBuffer(new byte[size]);
         }
 
         int cycle()
@@ -119,6 +125,24 @@ public class RequestResponseBenchmark
         @Override
         public void onComplete()
         {
+        }
+    }
+
+    /** Counts the replies of zero-copy requests; one instance for the whole run, as {@link ReplyCounter}. */
+    static final class ReplyHandlerCounter implements ReplyHandler
+    {
+        long replies;
+
+        @Override
+        public void onReply(final long requestId, final MessageView reply)
+        {
+            replies++;
+        }
+
+        @Override
+        public void onError(final long requestId, final Throwable error)
+        {
+            throw new IllegalStateException(error);
         }
     }
 
@@ -161,5 +185,56 @@ public class RequestResponseBenchmark
             throw new IllegalStateException("replies missing after 100 cycles");
         }
         return pair.replies.replies;
+    }
+
+    /**
+     * One zero-copy request ({@code Connection.offerRequest}) and its reply to a {@link ReplyHandler}: what
+     * {@link #requestResponse} costs without the requester's {@code Mono}, stream object and message copy. The
+     * responder is the same reactive one.
+     */
+    @Benchmark
+    public long offerRequest(final Pair pair)
+    {
+        final long before = pair.handledReplies.replies;
+        offer(pair);
+        for (int i = 0; i < 100 && pair.handledReplies.replies == before; i++)
+        {
+            pair.cycle();
+        }
+        if (pair.handledReplies.replies == before)
+        {
+            throw new IllegalStateException("no reply after 100 cycles");
+        }
+        return pair.handledReplies.replies;
+    }
+
+    /** {@link #requestResponseBatch} with zero-copy requests: 64 offered back to back, then the cycles that answer them. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long offerRequestBatch(final Pair pair)
+    {
+        final long expected = pair.handledReplies.replies + BATCH;
+        for (int i = 0; i < BATCH; i++)
+        {
+            offer(pair);
+        }
+        for (int i = 0; i < 100 && pair.handledReplies.replies != expected; i++)
+        {
+            pair.cycle();
+        }
+        if (pair.handledReplies.replies != expected)
+        {
+            throw new IllegalStateException("replies missing after 100 cycles");
+        }
+        return pair.handledReplies.replies;
+    }
+
+    private static void offer(final Pair pair)
+    {
+        final long id = pair.connection.offerRequest(pair.requestBytes, 0, pair.size, pair.handledReplies);
+        if (id <= 0)
+        {
+            throw new IllegalStateException("offerRequest refused: " + id);
+        }
     }
 }

@@ -3,6 +3,8 @@ package io.rivulet.bench.rivulet;
 import io.rivulet.bench.harness.ReplySlot;
 import io.rivulet.Connection;
 import io.rivulet.Message;
+import io.rivulet.MessageView;
+import io.rivulet.ReplyHandler;
 import io.rivulet.Rivulet;
 import io.rivulet.ThreadingMode;
 import io.rivulet.bench.harness.BenchClient;
@@ -57,6 +59,8 @@ public final class RivuletClient implements BenchClient
     private static final int FLUX_WINDOW = 8192;
     /** Request-response through a {@code flatMap} chain, {@code --window} in flight. */
     private static final String FLAT_MAP = "flatMap";
+    /** Request-response on the zero-copy path: {@code offerRequest} with {@code --window} in flight, replies in place. */
+    private static final String OFFER_REQUEST = "offerRequest";
     /** Request-response through a {@code concatMap} chain: each request sent when the previous reply arrives. */
     private static final String CONCAT_MAP = "concatMap";
     /** Request-response from a caller that blocks for each reply. */
@@ -450,20 +454,22 @@ public final class RivuletClient implements BenchClient
     }
 
     /**
-     * Three ways users write request-response: a {@code flatMap} chain with {@code window} requests in flight, a
-     * {@code concatMap} chain (the next request sent from the reply's signal, one in flight), and a blocking
-     * caller ({@code Mono.block()} per request; on an INVOKER node its wait runs the engine's duty cycle).
+     * Four ways users write request-response: a {@code flatMap} chain with {@code window} requests in flight, the
+     * zero-copy {@code offerRequest} with as many in flight (an Aeron-style caller: a loop that offers, and one
+     * {@code ReplyHandler} on the engine thread), a {@code concatMap} chain (the next request sent from the reply's
+     * signal, one in flight), and a blocking caller ({@code Mono.block()} per request; on an INVOKER node its wait
+     * runs the engine's duty cycle).
      */
     @Override
     public List<String> pipelinedApis()
     {
-        return List.of(FLAT_MAP, CONCAT_MAP, BLOCK);
+        return List.of(FLAT_MAP, OFFER_REQUEST, CONCAT_MAP, BLOCK);
     }
 
     @Override
     public int inFlight(final String api, final int window)
     {
-        return FLAT_MAP.equals(api) ? window : 1;
+        return FLAT_MAP.equals(api) || OFFER_REQUEST.equals(api) ? window : 1;
     }
 
     @Override
@@ -486,6 +492,11 @@ public final class RivuletClient implements BenchClient
             }
             return;
         }
+        if (OFFER_REQUEST.equals(api))
+        {
+            offerRequests(count, window, latencyNs, progress);
+            return;
+        }
         final long[] received = new long[1];
         final Flux<Integer> requests = Flux.range(0, Math.toIntExact(count));
         final Function<Integer, Mono<Message>> exchange = i -> Mono.defer(() ->
@@ -498,6 +509,152 @@ public final class RivuletClient implements BenchClient
             });
         });
         await((FLAT_MAP.equals(api) ? requests.flatMap(exchange, window, 1) : requests.concatMap(exchange)).then());
+    }
+
+    /**
+     * The zero-copy request path as an Aeron user pipelines it: the measuring thread offers the first {@code window}
+     * ECHO requests, each with its send time in the payload's value, and from then on the {@link RequestWindow} that
+     * takes every reply on the engine thread offers the next request from there (as the {@code flatMap} row's next
+     * request is subscribed from the reply's signal), so the window stays full without a thread hand-off. The
+     * measuring thread parks until the last reply (INVOKER: runs the duty cycle, which calls the handler), and offers
+     * itself only what the handler found the ring too full for.
+     */
+    private void offerRequests(final long count, final int window, final Histogram latencyNs, final Progress progress)
+        throws Exception
+    {
+        final long first = Math.min(window, count);
+        final RequestWindow replies = new RequestWindow(count, first, latencyNs, progress, Thread.currentThread());
+        final UnsafeBuffer request = new UnsafeBuffer(echo.dataBytes());
+        long deadlineNs = Waits.deadline();
+        long receivedBefore = 0;
+        while (replies.received < count)
+        {
+            if (replies.owed.get() > 0)
+            {
+                request.putLong(Payloads.VALUE_OFFSET, System.nanoTime(), ByteOrder.LITTLE_ENDIAN);
+                final long id = connection.offerRequest(request, 0, size, replies);
+                if (id > 0)
+                {
+                    replies.owed.decrementAndGet();
+                    continue;
+                }
+                if (id == Connection.CLOSED)
+                {
+                    throw new IllegalStateException("connection closed");
+                }
+            }
+            if (replies.failure != null)
+            {
+                throw new IllegalStateException("request failed", replies.failure);
+            }
+            if (invoker)
+            {
+                node.invoke();
+            }
+            else
+            {
+                replies.await();
+            }
+            final long received = replies.received;
+            if (received != receivedBefore)
+            {
+                receivedBefore = received;
+                deadlineNs = Waits.deadline();
+            }
+            Waits.check(deadlineNs, "a reply to offerRequest");
+        }
+    }
+
+    /**
+     * Takes the replies of {@link #offerRequests} on the engine thread and offers the next request for each while
+     * requests remain; a request the ring refused is owed to the offering thread, which it wakes.
+     */
+    private final class RequestWindow implements ReplyHandler
+    {
+        private final long count;
+        private final Histogram latencyNs;
+        private final Progress progress;
+        private final Thread caller;
+        private final UnsafeBuffer request = new UnsafeBuffer(echo.dataBytes());
+        /** Requests no one has taken on yet; the handler takes one per reply while any remain. */
+        private final AtomicLong untaken;
+        /** Requests taken on but not offered yet, for the offering thread: the window's first ones, and those the
+         *  ring refused the handler. */
+        final AtomicLong owed;
+        /** Written by the engine thread only. */
+        volatile long received;
+        volatile Throwable failure;
+        private volatile boolean parked;
+
+        RequestWindow(
+            final long count, final long first, final Histogram latencyNs, final Progress progress, final Thread caller)
+        {
+            this.count = count;
+            this.untaken = new AtomicLong(count - first);
+            this.owed = new AtomicLong(first);
+            this.latencyNs = latencyNs;
+            this.progress = progress;
+            this.caller = caller;
+        }
+
+        @Override
+        public void onReply(final long requestId, final MessageView reply)
+        {
+            if (reply.dataLength() != size ||
+                reply.data().getInt(Payloads.KIND_OFFSET, ByteOrder.LITTLE_ENDIAN) != Payloads.ECHO)
+            {
+                onError(requestId, new IllegalStateException("not an echo: " + reply.dataLength() + " bytes"));
+                return;
+            }
+            Histograms.record(latencyNs,
+                System.nanoTime() - reply.data().getLong(Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN));
+            received(received + 1);
+            if (untaken.getAndDecrement() > 0)
+            {
+                offerNext();
+            }
+        }
+
+        @Override
+        public void onError(final long requestId, final Throwable error)
+        {
+            failure = error;
+            received(received + 1);
+            LockSupport.unpark(caller);
+        }
+
+        /** The engine thread: the next request, or one owed to the offering thread when the ring is full. */
+        private void offerNext()
+        {
+            request.putLong(Payloads.VALUE_OFFSET, System.nanoTime(), ByteOrder.LITTLE_ENDIAN);
+            if (connection.offerRequest(request, 0, size, this) > 0)
+            {
+                return;
+            }
+            owed.incrementAndGet();
+            LockSupport.unpark(caller);
+        }
+
+        private void received(final long received)
+        {
+            this.received = received;
+            progress.update(received);
+            if (received == count && parked)
+            {
+                LockSupport.unpark(caller);
+            }
+        }
+
+        /** The offering thread: parks until the last reply, a failure or an owed request (bounded, in case). */
+        void await()
+        {
+            parked = true;
+            if (received < count && failure == null && owed.get() == 0)
+            {
+                LockSupport.parkNanos(1_000_000);
+            }
+            parked = false;
+        }
     }
 
     @Override

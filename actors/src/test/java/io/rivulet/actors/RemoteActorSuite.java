@@ -51,6 +51,9 @@ public abstract class RemoteActorSuite
     protected ActorSystem systemB;
     protected final List<Throwable> errorsA = new CopyOnWriteArrayList<>();
     protected final List<Throwable> errorsB = new CopyOnWriteArrayList<>();
+    /** What the nodes under the actor systems reported (connections lost, protocol errors), for failure messages. */
+    protected final List<Throwable> nodeErrorsA = new CopyOnWriteArrayList<>();
+    protected final List<Throwable> nodeErrorsB = new CopyOnWriteArrayList<>();
     private String testName;
 
     /** @return the transport under test. */
@@ -74,8 +77,8 @@ public abstract class RemoteActorSuite
     void start(final TestInfo info)
     {
         testName = info.getDisplayName();
-        nodeA = Rivulet.launch(nodeContext());
-        nodeB = Rivulet.launch(nodeContext());
+        nodeA = Rivulet.launch(nodeContext().errorHandler(nodeErrorsA::add));
+        nodeB = Rivulet.launch(nodeContext().errorHandler(nodeErrorsB::add));
         systemA = ActorSystem.launch(nodeA, TestMessages.context().bindAddress(bindAddress()).errorHandler(errorsA::add));
         systemB = ActorSystem.launch(nodeB, TestMessages.context().bindAddress(bindAddress()).errorHandler(errorsB::add));
     }
@@ -177,7 +180,8 @@ public abstract class RemoteActorSuite
                 .mapToObj(endNs -> endNs == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (endNs - startNs) / 1e9))
                 .toList(), received.get(), total, oneLine(systemA.counters()), systemA.stats(remote),
             oneLine(systemB.counters()), systemB.stats(sink), oneLine(nodeA.counters()), oneLine(nodeB.counters())) +
-            "; errors reported on A: " + errorsA + "; on B: " + errorsB + rivuletThreads();
+            "; errors reported on A: " + errorsA + "; on B: " + errorsB + "; by node A: " + nodeErrorsA +
+            "; by node B: " + nodeErrorsB + rivuletThreads();
         if (senderError.get() != null)
         {
             throw new AssertionError("a sender failed " + progress.get(), senderError.get());

@@ -19,6 +19,7 @@ public final class Responder
     private final Function<Message, Mono<Void>> fireAndForget;
     private final MessageHandler fireAndForgetHandler;
     private final Function<Message, Mono<Message>> requestResponse;
+    private final RequestHandler requestResponseHandler;
     private final Function<Message, Flux<Message>> requestStream;
     private final Function<Flux<Message>, Publisher<Message>> requestChannel;
     private final BiFunction<Message, Flux<Message>, Publisher<Message>> requestChannelWithFirst;
@@ -28,6 +29,7 @@ public final class Responder
         this.fireAndForget = builder.fireAndForget;
         this.fireAndForgetHandler = builder.fireAndForgetHandler;
         this.requestResponse = builder.requestResponse;
+        this.requestResponseHandler = builder.requestResponseHandler;
         this.requestStream = builder.requestStream;
         this.requestChannel = builder.requestChannel;
         this.requestChannelWithFirst = builder.requestChannelWithFirst;
@@ -59,6 +61,12 @@ public final class Responder
         return requestResponse;
     }
 
+    /** @return the zero-copy request-response handler, or null. */
+    public RequestHandler requestResponseHandler()
+    {
+        return requestResponseHandler;
+    }
+
     public Function<Message, Flux<Message>> requestStream()
     {
         return requestStream;
@@ -81,6 +89,7 @@ public final class Responder
         private Function<Message, Mono<Void>> fireAndForget;
         private MessageHandler fireAndForgetHandler;
         private Function<Message, Mono<Message>> requestResponse;
+        private RequestHandler requestResponseHandler;
         private Function<Message, Flux<Message>> requestStream;
         private Function<Flux<Message>, Publisher<Message>> requestChannel;
         private BiFunction<Message, Flux<Message>, Publisher<Message>> requestChannelWithFirst;
@@ -105,9 +114,19 @@ public final class Responder
             return this;
         }
 
+        /** Request-response with owned messages: the handler's {@code Mono} may reply later. */
         public Builder requestResponse(final Function<Message, Mono<Message>> handler)
         {
             this.requestResponse = handler;
+            this.requestResponseHandler = null;
+            return this;
+        }
+
+        /** Request-response on the zero-copy path: the handler answers in place before it returns. */
+        public Builder requestResponseHandler(final RequestHandler handler)
+        {
+            this.requestResponseHandler = handler;
+            this.requestResponse = null;
             return this;
         }
 

@@ -6,6 +6,7 @@ import io.rivulet.Message;
 import io.rivulet.MessageView;
 import io.rivulet.RejectedException;
 import io.rivulet.ReplyHandler;
+import io.rivulet.RequestHandler;
 import io.rivulet.Responder;
 import io.rivulet.RivuletException;
 import io.rivulet.codec.FrameFlags;
@@ -44,6 +45,8 @@ final class InboundStreams
     private final boolean client;
     private final String localAddress;
     private final MessageView view = new MessageView();
+    /** Answers requests of the zero-copy request handler; made on the first. */
+    private InPlaceReply reply;
 
     InboundStreams(
         final ProtocolConnection connection,
@@ -124,6 +127,14 @@ final class InboundStreams
             appendFragment(stream);
             return;
         }
+        final RequestHandler inPlace = type == FrameType.REQUEST_RESPONSE ? responder.requestResponseHandler() : null;
+        if (inPlace != null)
+        {
+            view.wrap(reader.buffer(), reader.metadataOffset(), reader.metadataLength(), reader.dataOffset(),
+                reader.dataLength());
+            answerInPlace(inPlace, streamId);
+            return;
+        }
         final Message message = FrameFlags.isSet(reader.flags(), FrameFlags.NEXT) || type != FrameType.REQUEST_CHANNEL ?
             copyMessage() : null;
         if (type == FrameType.REQUEST_FNF)
@@ -183,6 +194,16 @@ final class InboundStreams
                 stream.assemblingRequestType = 0;
                 stream.removeNow();
                 deliverFireAndForget(null, reassembly); // the zero-copy handler reads the fragments in place
+                reassembly.release();
+                return;
+            }
+            if (stream.assemblingRequestType == FrameType.REQUEST_RESPONSE && responder.requestResponseHandler() != null)
+            {
+                stream.assemblingRequestType = 0;
+                stream.removeNow();
+                view.wrap(reassembly.metadataBuffer(), reassembly.metadataLength(), reassembly.dataBuffer(),
+                    reassembly.dataLength());
+                answerInPlace(responder.requestResponseHandler(), streamId); // reads the fragments in place
                 reassembly.release();
                 return;
             }
@@ -443,6 +464,51 @@ final class InboundStreams
         }
         stream.startOutbound(producer, type == FrameType.REQUEST_RESPONSE ? 1 : initialRequestN);
         stream.onSignal();
+    }
+
+    /**
+     * A request-response for the zero-copy handler, in {@link #view}: the handler answers through the connection's
+     * {@link InPlaceReply} before it returns, and the request never takes a place in the stream table. A handler that
+     * fails or does not answer ends the stream with an error, as the reactive path does.
+     */
+    private void answerInPlace(final RequestHandler handler, final int streamId)
+    {
+        if (reply == null)
+        {
+            reply = new InPlaceReply(connection.outbound());
+        }
+        reply.begin(streamId);
+        try
+        {
+            handler.onRequest(view, reply);
+        }
+        catch (final Throwable ex)
+        {
+            rethrowFatal(ex);
+            final boolean answered = reply.end();
+            if (ex instanceof MalformedMetadataException)
+            {
+                services.violation(Violation.MALFORMED_FRAME, "REQUEST_RESPONSE on stream " + streamId + ": " +
+                    ex.getMessage());
+                return;
+            }
+            if (!answered)
+            {
+                reply.error(ex instanceof RejectedException ? ErrorCode.REJECTED : ErrorCode.APPLICATION_ERROR,
+                    String.valueOf(ex.getMessage()));
+            }
+            if (!(ex instanceof RejectedException))
+            {
+                errorHandler.accept(ex);
+            }
+            return;
+        }
+        if (!reply.end())
+        {
+            final String missing = "no reply from the request handler on " + localAddress + " (stream " + streamId + ")";
+            reply.error(ErrorCode.APPLICATION_ERROR, missing);
+            errorHandler.accept(new IllegalStateException(missing));
+        }
     }
 
     /**

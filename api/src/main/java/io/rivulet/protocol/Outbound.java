@@ -295,20 +295,22 @@ public final class Outbound
     }
 
     /**
-     * The zero-copy request path: one REQUEST_RESPONSE frame without metadata on the request's stream, encoded in
+     * The zero-copy request and reply paths: one frame without metadata (REQUEST_RESPONSE, or PAYLOAD), encoded in
      * place from the caller's buffer.
      *
-     * @return true when written, false when the ring is full (or gone).
+     * @return true when written, false when the ring is full (or gone) or the frame longer than a frame may be.
      */
-    boolean offerRequestResponse(final int streamId, final DirectBuffer buffer, final int offset, final int length)
+    boolean offerPayloadFrame(
+        final int frameType, final int streamId, final byte flags, final DirectBuffer buffer, final int offset,
+        final int length)
     {
-        final int index = claim(FrameWriter.payloadFrameLength(FrameType.REQUEST_RESPONSE, 0, length));
+        final int index = claim(FrameWriter.payloadFrameLength(frameType, 0, length));
         if (index <= 0)
         {
             return false;
         }
-        Frames.writer().writePayloadFrame(ring.buffer(), index, FrameType.REQUEST_RESPONSE, streamId, 0,
-            FrameFlags.NEXT, null, 0, 0, buffer, offset, length);
+        Frames.writer().writePayloadFrame(ring.buffer(), index, frameType, streamId, 0, flags, null, 0, 0, buffer,
+            offset, length);
         commit(index);
         return true;
     }

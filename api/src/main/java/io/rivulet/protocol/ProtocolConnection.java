@@ -596,7 +596,7 @@ public final class ProtocolConnection implements ConnectionOutput
             return streams.repliesClosed() ? Connection.CLOSED : Connection.BACK_PRESSURED;
         }
         final int id = reply.streamId;
-        if (outbound.offerRequestResponse(id, buffer, offset, length))
+        if (outbound.offerPayloadFrame(FrameType.REQUEST_RESPONSE, id, FrameFlags.NEXT, buffer, offset, length))
         {
             return id;
         }

@@ -231,6 +231,48 @@ public abstract class TransportCompatibilitySuite
         assertThat(serverErrors).isEmpty();
     }
 
+    @Test
+    @ScaledTimeout(120)
+    void shouldAnswerRequestsInPlaceOnTheResponder()
+    {
+        final byte[] large = new byte[300_000];
+        new SplittableRandom(13).nextBytes(large);
+        final Connection connection = serve(Responder.builder()
+            .requestResponseHandler((request, reply) ->
+            {
+                if (request.dataLength() == large.length)
+                {
+                    // A request in fragments, seen whole, echoed: a reply in fragments too.
+                    final UnsafeBuffer whole = new UnsafeBuffer(new byte[request.dataLength()]);
+                    whole.putBytes(0, request.data(), 0, request.dataLength());
+                    reply.send(whole, 0, whole.capacity());
+                    return;
+                }
+                final String text = request.data().getStringWithoutLengthUtf8(0, request.dataLength());
+                if (text.equals("empty"))
+                {
+                    reply.sendEmpty();
+                    return;
+                }
+                final UnsafeBuffer out = new UnsafeBuffer(new byte[64]);
+                reply.send(out, 0, out.putStringWithoutLengthUtf8(0, text + "!"));
+            })
+            .build());
+
+        final List<String> replies = Flux.range(0, 500)
+            .flatMap(i -> connection.requestResponse(Message.of("request-" + i)).map(Message::dataUtf8), 64)
+            .collectList().block(TIMEOUT);
+        final Message largeReply = connection.requestResponse(Message.of(large)).block(TIMEOUT);
+        final Message empty = connection.requestResponse(Message.of("empty")).block(TIMEOUT);
+
+        assertThat(replies).hasSize(500).allMatch(reply -> reply.startsWith("request-") && reply.endsWith("!"));
+        assertThat(largeReply).isNotNull();
+        assertThat(largeReply.dataBytes()).isEqualTo(large);
+        assertThat(empty).as("completed empty").isNull();
+        assertThat(serverErrors).isEmpty();
+        assertThat(clientErrors).isEmpty();
+    }
+
     private static void acquire(final Semaphore semaphore, final long deadlineNs)
     {
         acquire(semaphore, deadlineNs, 1);

@@ -7,6 +7,7 @@ import io.rivulet.Message;
 import io.rivulet.MessageHandler;
 import io.rivulet.MessageView;
 import io.rivulet.Metadata;
+import io.rivulet.RequestHandler;
 import io.rivulet.Responder;
 import io.rivulet.interceptor.ConnectionInfo;
 import org.reactivestreams.Publisher;
@@ -59,6 +60,7 @@ final class ObservedResponder
         final Function<Message, Mono<Void>> fireAndForget = responder.fireAndForget();
         final MessageHandler fireAndForgetHandler = responder.fireAndForgetHandler();
         final Function<Message, Mono<Message>> requestResponse = responder.requestResponse();
+        final RequestHandler requestResponseHandler = responder.requestResponseHandler();
         final Function<Message, Flux<Message>> requestStream = responder.requestStream();
         final Function<Flux<Message>, Publisher<Message>> requestChannel = responder.requestChannel();
         final BiFunction<Message, Flux<Message>, Publisher<Message>> requestChannelWithFirst =
@@ -70,12 +72,18 @@ final class ObservedResponder
         }
         else if (fireAndForgetHandler != null)
         {
-            builder.fireAndForgetHandler(view -> observeHandler(view, fireAndForgetHandler));
+            builder.fireAndForgetHandler(view -> observeHandler(Interaction.FIRE_AND_FORGET, view,
+                () -> fireAndForgetHandler.onMessage(view)));
         }
         if (requestResponse != null)
         {
             builder.requestResponse(message -> observeMono(Interaction.REQUEST_RESPONSE, message,
                 () -> requestResponse.apply(message)));
+        }
+        else if (requestResponseHandler != null)
+        {
+            builder.requestResponseHandler((view, reply) -> observeHandler(Interaction.REQUEST_RESPONSE, view,
+                () -> requestResponseHandler.onRequest(view, reply)));
         }
         if (requestStream != null)
         {
@@ -125,14 +133,15 @@ final class ObservedResponder
         return ObservedSignals.observe(Flux.from(replies), observation, context::outcome);
     }
 
-    private void observeHandler(final MessageView view, final MessageHandler handler)
+    /** A zero-copy handler's call (fire-and-forget, or request-response answered in place), observed around it. */
+    private void observeHandler(final Interaction interaction, final MessageView view, final Runnable handler)
     {
-        final RivuletResponderContext context = context(Interaction.FIRE_AND_FORGET,
+        final RivuletResponderContext context = context(interaction,
             TraceMetadata.composite(view.metadata(), view.metadataLength()));
         final Observation observation = start(context);
         try (Observation.Scope ignored = observation.openScope())
         {
-            handler.onMessage(view);
+            handler.run();
             context.outcome(Outcome.SUCCESS);
         }
         catch (final RuntimeException | Error ex)

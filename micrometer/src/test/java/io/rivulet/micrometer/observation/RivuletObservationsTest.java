@@ -270,6 +270,29 @@ class RivuletObservationsTest
     }
 
     @Test
+    void aRequestAnsweredInPlaceIsServedAndObservedInTheRequestsTrace()
+    {
+        final List<String> traceIdsInHandler = new CopyOnWriteArrayList<>();
+        final Server inPlace = server.bind("127.0.0.1:0", Responder.builder().requestResponseHandler((request, reply) ->
+        {
+            traceIdsInHandler.add(observations.getCurrentObservation() == null ? "no observation" :
+                String.valueOf(Metadata.decode(request.metadata(), 0, request.metadataLength())
+                    .get(Metadata.TRACEPARENT)));
+            reply.send(request.data(), 0, request.dataLength());
+        }).build()).block(BLOCK);
+        final Connection toInPlace = client.connect(inPlace.localAddress()).block(BLOCK);
+
+        assertThat(toInPlace.requestResponse(Message.of("echo")).block(BLOCK).dataUtf8()).isEqualTo("echo");
+
+        final SpanData clientSpan = span(SpanKind.CLIENT);
+        assertThat(span(SpanKind.SERVER).getTraceId()).isEqualTo(clientSpan.getTraceId());
+        assertThat(traceIdsInHandler).singleElement().satisfies(id -> assertThat(id).contains(clientSpan.getTraceId()));
+        assertThat(timer(RivuletServerObservationConvention.NAME, "request_response", "none", "SUCCESS").count())
+            .isEqualTo(1);
+        toInPlace.close();
+    }
+
+    @Test
     void aRoutedChannelIsServedAndObservedWithItsRoute()
     {
         final Server routed = server.bind("127.0.0.1:0", Router.builder()

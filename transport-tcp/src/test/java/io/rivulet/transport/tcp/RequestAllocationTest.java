@@ -3,6 +3,7 @@ package io.rivulet.transport.tcp;
 import io.rivulet.Connection;
 import io.rivulet.MessageView;
 import io.rivulet.ReplyHandler;
+import io.rivulet.RequestHandler;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
@@ -29,10 +30,11 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Zero-copy requests ({@link Connection#offerRequest}) allocate nothing on the requester once warm: not on the
- * calling thread that encodes them, and not on the requesting node's engine, which reads the replies and hands them
- * to the {@link ReplyHandler} in place. Two nodes over loopback TCP, {@value #WINDOW} requests in flight; the
- * responder is an ordinary reactive one ({@code Mono.just}), whose node allocates per request and is only reported.
+ * Zero-copy request-response allocates nothing once warm, at either end: not on the calling thread that encodes the
+ * requests ({@link Connection#offerRequest}), not on the requesting node's engine, which hands each reply to the
+ * {@link ReplyHandler} in place, and not on the responding node's engine, whose {@link RequestHandler} answers each
+ * request in place ({@code Responder.Builder.requestResponseHandler}). Two nodes over loopback TCP, {@value #WINDOW}
+ * requests in flight. A reactive responder ({@code Mono.just}) is measured beside it and only reported.
  *
  * <p>Measured as {@link AllocationTest} measures messages: each thread's allocated bytes around a run of
  * {@value #REQUESTS} requests and around a run of twice as many; what does not come with requests is bounded by a
@@ -47,7 +49,11 @@ class RequestAllocationTest
     private static final int WARM_UP_REQUESTS = 200_000;
     private static final int REQUESTS = 50_000;
     private static final long FIXED_ALLOWANCE_BYTES = 64 * 1024;
-    private static final String[] THREADS = { "requesting thread", "requesting node's engine" };
+    private static final String[] THREADS =
+        { "requesting thread", "requesting node's engine", "responding node's engine" };
+    /** Echoes the request in place. */
+    private static final RequestHandler ECHO_IN_PLACE = (request, reply) ->
+        reply.send(request.data(), 0, request.dataLength());
 
     private final com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
@@ -59,18 +65,22 @@ class RequestAllocationTest
     private Rivulet requesterNode;
     private Connection connection;
     private long sent;
+    private String report = "";
 
     @BeforeEach
-    void connect()
+    void launch()
     {
         assumeTrue(threads.isThreadAllocatedMemorySupported(), "thread allocation counting unsupported");
         threads.setThreadAllocatedMemoryEnabled(true);
         responderNode = Rivulet.launch(context("responder"));
         requesterNode = Rivulet.launch(context("requester"));
-        final Server server = responderNode.bind("127.0.0.1:0",
-            Responder.builder().requestResponse(Mono::just).build()).block(TIMEOUT);
-        connection = requesterNode.connect(server.localAddress()).block(TIMEOUT);
         assertThat(engineThreads).as("engine threads, one per SHARED node: responder's, requester's").hasSize(2);
+    }
+
+    private void connect(final Responder responder)
+    {
+        final Server server = responderNode.bind("127.0.0.1:0", responder).block(TIMEOUT);
+        connection = requesterNode.connect(server.localAddress()).block(TIMEOUT);
     }
 
     @AfterEach
@@ -89,32 +99,57 @@ class RequestAllocationTest
 
     @Test
     @ScaledTimeout(180)
-    void shouldAllocateNothingPerRequestOnTheRequester()
+    void shouldAllocateNothingPerRequestAtEitherEndWithAnInPlaceResponder()
+    {
+        connect(Responder.builder().requestResponseHandler(ECHO_IN_PLACE).build());
+        final long[][] runs = measure();
+
+        for (int i = 0; i < THREADS.length; i++)
+        {
+            assertNothingPerRequest(runs, i);
+        }
+    }
+
+    @Test
+    @ScaledTimeout(180)
+    void shouldAllocateNothingPerRequestOnTheRequesterWithAReactiveResponder()
+    {
+        connect(Responder.builder().requestResponse(Mono::just).build());
+        final long[][] runs = measure();
+
+        assertNothingPerRequest(runs, 0);
+        assertNothingPerRequest(runs, 1);
+        assertThat((double)(runs[1][2] - runs[0][2]) / REQUESTS).as("the reactive responder allocates per request")
+            .isGreaterThan(100);
+    }
+
+    /** @return bytes per thread for a run of REQUESTS and a run of twice as many, after a warm-up. */
+    private long[][] measure()
     {
         run(WARM_UP_REQUESTS);
         final long[] single = run(REQUESTS);
         final long[] twice = run(2 * REQUESTS);
-
         final StringBuilder report = new StringBuilder("offerRequest: bytes allocated for ").append(REQUESTS)
             .append(" / ").append(2 * REQUESTS).append(" requests:");
         for (int i = 0; i < THREADS.length; i++)
         {
             report.append(' ').append(THREADS[i]).append(' ').append(single[i]).append(" / ").append(twice[i]);
         }
-        report.append("; responding node's engine (reactive, not asserted) ").append(single[2]).append(" / ")
-            .append(twice[2]);
         System.out.println(report); // the figures behind the assertions, for the report
-        for (int i = 0; i < THREADS.length; i++)
-        {
-            assertThat((double)(twice[i] - single[i]) / REQUESTS)
-                .as("bytes per request on the %s (%s)", THREADS[i], report).isLessThan(1.0);
-            assertThat(single[i]).as("bytes of the %s besides requests (%s)", THREADS[i], report)
-                .isBetween(0L, FIXED_ALLOWANCE_BYTES);
-            assertThat(twice[i]).as("bytes of the %s besides requests (%s)", THREADS[i], report)
-                .isBetween(0L, FIXED_ALLOWANCE_BYTES);
-        }
+        this.report = report.toString();
         assertThat(checker.wrong).as("replies with the wrong bytes, or errors").isZero();
         assertThat(checker.replies).isEqualTo(sent);
+        return new long[][] { single, twice };
+    }
+
+    private void assertNothingPerRequest(final long[][] runs, final int thread)
+    {
+        assertThat((double)(runs[1][thread] - runs[0][thread]) / REQUESTS)
+            .as("bytes per request on the %s (%s)", THREADS[thread], report).isLessThan(1.0);
+        assertThat(runs[0][thread]).as("bytes of the %s besides requests (%s)", THREADS[thread], report)
+            .isBetween(0L, FIXED_ALLOWANCE_BYTES);
+        assertThat(runs[1][thread]).as("bytes of the %s besides requests (%s)", THREADS[thread], report)
+            .isBetween(0L, FIXED_ALLOWANCE_BYTES);
     }
 
     /**

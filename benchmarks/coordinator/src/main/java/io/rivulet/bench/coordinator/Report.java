@@ -137,7 +137,8 @@ final class Report
             .append(counts.window()).append(" requests in flight (`Flux.range(..).flatMap(i -> requestResponse(..), ")
             .append(counts.window()).append(")`), Rivulet's zero-copy `offerRequest` with as many in flight (a loop " +
                 "that offers while fewer are out, one `ReplyHandler` taking the replies on the engine thread, as an " +
-                "Aeron application writes it), a `concatMap` chain (the next request sent from the previous " +
+                "Aeron application writes it; Rivulet's server answers every request in place, with the zero-copy " +
+                "`requestResponseHandler`), a `concatMap` chain (the next request sent from the previous " +
                 "reply's signal) and a blocking caller (`requestResponse(..).block()` per request); the last two have " +
                 "one request in flight and get the ping-pong counts. On Rivulet's INVOKER row, `block()` runs the node's " +
                 "duty cycle while it waits. The floors and Aeron keep ")

@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  * One request-response through both ends of a connection on one thread, with the real protocol classes and no
  * network (a {@link PairLink}): the requester's open and encode, the sender's drain, the responder's decode, handler
  * and reply, and the requester's decode and delivery. Its score is the CPU cost of a round trip without any thread
- * hand-off; run with {@code -prof gc} for the bytes allocated per request-response (issue 16).
+ * hand-off; run with {@code -prof gc} for the bytes allocated per request-response (issue 16). The server answers
+ * with a reactive handler or in place ({@code responder}), the client with a {@code Mono} or a zero-copy request.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -52,6 +53,10 @@ public class RequestResponseBenchmark
     {
         @Param({"32", "256"})
         public int size;
+
+        /** How the server answers: a reactive handler ({@code Mono.just}) or in place ({@code RequestHandler}). */
+        @Param({"reactive", "inPlace"})
+        public String responder;
 
         ProtocolConnection client;
         ProtocolConnection server;
@@ -77,7 +82,10 @@ public class RequestResponseBenchmark
                 nowNs);
             server = new ProtocolConnection(links[1],
                 new Outbound(256 * 1024, maxFrameLength, counters.backPressureEvents), settings,
-                counters.connectionCounters(), false, Responder.builder().requestResponse(Mono::just).build(),
+                counters.connectionCounters(), false, "inPlace".equals(responder) ?
+                    Responder.builder().requestResponseHandler(
+                        (request, reply) -> reply.send(request.data(), 0, request.dataLength())).build() :
+                    Responder.builder().requestResponse(Mono::just).build(),
                 Runnable::run, Throwable::printStackTrace, nowNs);
             sender = new Sender(counters);
             sender.add(client);
@@ -189,8 +197,7 @@ public class RequestResponseBenchmark
 
     /**
      * One zero-copy request ({@code Connection.offerRequest}) and its reply to a {@link ReplyHandler}: what
-     * {@link #requestResponse} costs without the requester's {@code Mono}, stream object and message copy. The
-     * responder is the same reactive one.
+     * {@link #requestResponse} costs without the requester's {@code Mono}, stream object and message copy.
      */
     @Benchmark
     public long offerRequest(final Pair pair)

@@ -37,7 +37,8 @@ public interface RequestHandler
          * @param buffer holding the reply's data.
          * @param offset of the data.
          * @param length of the data, at most the node's {@code maxMessageLength}.
-         * @throws IllegalStateException when the request was answered already, or its handler returned.
+         * @throws MessageTooLargeException when the reply is longer; the request is not answered yet.
+         * @throws IllegalStateException    when the request was answered already, or its handler returned.
          */
         void send(DirectBuffer buffer, int offset, int length);
 

@@ -1,6 +1,7 @@
 package io.rivulet.protocol;
 
 import io.rivulet.Message;
+import io.rivulet.MessageTooLargeException;
 import io.rivulet.RequestHandler;
 import io.rivulet.codec.FrameFlags;
 import io.rivulet.codec.FrameType;
@@ -17,14 +18,20 @@ import org.agrona.DirectBuffer;
 final class InPlaceReply implements RequestHandler.Reply
 {
     private final Outbound outbound;
+    private final int maxMessageLength;
     private final int maxSingleFrameReply;
     private int streamId;
     private boolean open;
     private boolean answered;
 
-    InPlaceReply(final Outbound outbound)
+    /**
+     * @param outbound         the connection's ring.
+     * @param maxMessageLength longest message the peer accepts.
+     */
+    InPlaceReply(final Outbound outbound, final int maxMessageLength)
     {
         this.outbound = outbound;
+        this.maxMessageLength = maxMessageLength;
         this.maxSingleFrameReply = outbound.maxFrameLength() - FrameWriter.payloadFrameOverhead(FrameType.PAYLOAD);
     }
 
@@ -46,6 +53,12 @@ final class InPlaceReply implements RequestHandler.Reply
     @Override
     public void send(final DirectBuffer buffer, final int offset, final int length)
     {
+        if (length > maxMessageLength)
+        {
+            // Before answering: the handler may still answer otherwise (else its request fails with this message).
+            throw new MessageTooLargeException("reply of " + length + " bytes exceeds the maximum of " +
+                maxMessageLength);
+        }
         answer();
         final byte flags = FrameFlags.NEXT | FrameFlags.COMPLETE;
         if (length <= maxSingleFrameReply &&

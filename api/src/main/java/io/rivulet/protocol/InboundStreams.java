@@ -475,7 +475,7 @@ final class InboundStreams
     {
         if (reply == null)
         {
-            reply = new InPlaceReply(connection.outbound());
+            reply = new InPlaceReply(connection.outbound(), settings.maxMessageLength());
         }
         reply.begin(streamId);
         try

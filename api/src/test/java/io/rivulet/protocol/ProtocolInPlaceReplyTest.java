@@ -2,6 +2,7 @@ package io.rivulet.protocol;
 
 import io.rivulet.ApplicationErrorException;
 import io.rivulet.Message;
+import io.rivulet.MessageTooLargeException;
 import io.rivulet.MessageView;
 import io.rivulet.RejectedException;
 import io.rivulet.ReplyHandler;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The zero-copy responder ({@code Responder.Builder.requestResponseHandler}): requests answered in place before the
@@ -177,8 +179,39 @@ class ProtocolInPlaceReplyTest
         assertThat(h.server.errors).singleElement().satisfies(error -> assertThat(error)
             .isInstanceOf(IllegalStateException.class).hasMessageContaining("answered already"));
         final UnsafeBuffer late = new UnsafeBuffer(new byte[1]);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> kept.get().send(late, 0, 1))
+        assertThatThrownBy(() -> kept.get().send(late, 0, 1))
             .isInstanceOf(IllegalStateException.class).hasMessageContaining("only during its handler's call");
+    }
+
+    @Test
+    void shouldRefuseAReplyLongerThanTheMessageLimitBeforeAnsweringWithIt()
+    {
+        final UnsafeBuffer tooLong = new UnsafeBuffer(new byte[64 * 1024 + 1]); // the harness's limit is 64 KiB
+        final ProtocolHarness h = harness((request, reply) ->
+        {
+            if (request.dataLength() == 1)
+            {
+                try
+                {
+                    reply.send(tooLong, 0, tooLong.capacity());
+                }
+                catch (final MessageTooLargeException ex)
+                {
+                    reply.sendEmpty(); // the request is still the handler's to answer
+                }
+                return;
+            }
+            reply.send(tooLong, 0, tooLong.capacity());
+        });
+
+        final TestSubscriber<Message> caught = request(h, "c");
+        final TestSubscriber<Message> thrown = request(h, "thrown");
+        h.settle();
+
+        assertThat(caught.expectTerminalSignal().isOnComplete()).isTrue();
+        assertThat(error(thrown)).isInstanceOf(ApplicationErrorException.class)
+            .hasMessage("reply of 65537 bytes exceeds the maximum of 65536");
+        assertThat(h.server.connection.isOpen()).as("nothing too long reached the peer").isTrue();
     }
 
     @Test

@@ -98,7 +98,7 @@ public final class ActorSystem implements AutoCloseable
         all.addAll(context.codecs());
         this.serializers = new CodecRegistry(all);
         this.noReply = new AbstractReplier.None(counters);
-        this.peers = new Peers(node, context.peerRetryAfter().toNanos());
+        this.peers = new Peers(node, context.peerRetryAfter().toNanos(), this::reportError);
         final int maxFrameLength = node.context().maxFrameLength();
         this.maxBatchBytes = Math.max(128, Math.min(maxFrameLength - 64, 64 * 1024));
         this.maxEnvelopeLength = node.context().maxMessageLength() - Envelopes.ENTRY_PREFIX;
@@ -686,8 +686,9 @@ public final class ActorSystem implements AutoCloseable
         }
 
         /**
-         * Receives failures of behaviours (as {@link ActorFailedException}s with the supervisor's decision) and
-         * other errors without a caller; default: logged at WARN through SLF4J.
+         * Receives failures of behaviours (as {@link ActorFailedException}s with the supervisor's decision), the
+         * cause of each connection to a peer node that was lost (its tells in flight became dead letters), and other
+         * errors without a caller; default: logged at WARN through SLF4J.
          */
         public Context errorHandler(final Consumer<Throwable> errorHandler)
         {

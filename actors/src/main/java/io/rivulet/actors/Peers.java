@@ -7,6 +7,7 @@ import reactor.core.publisher.Sinks;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * One connection per remote node, made on first use and forgotten when it closes (the next use connects
@@ -26,6 +27,7 @@ final class Peers
     }
 
     private final Rivulet node;
+    private final Consumer<Throwable> lost;
     private final ConcurrentHashMap<String, Mono<Connection>> connections = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Failure> failures = new ConcurrentHashMap<>();
     private final Map<Connection, Boolean> open = new ConcurrentHashMap<>();
@@ -35,10 +37,17 @@ final class Peers
      * @param node         the node whose connections the actors share.
      * @param retryAfterNs how long a failed connect is remembered.
      */
-    Peers(final Rivulet node, final long retryAfterNs)
+    /**
+     * @param node         the node the actor system runs on.
+     * @param retryAfterNs how long a failed connect is remembered before the next attempt.
+     * @param lost         told why a connection to a peer was lost (not when it was closed), unless the system is
+     *                     closing: the tells in flight on it became dead letters.
+     */
+    Peers(final Rivulet node, final long retryAfterNs, final Consumer<Throwable> lost)
     {
         this.node = node;
         this.retryAfterNs = retryAfterNs;
+        this.lost = lost;
     }
 
     /**
@@ -80,7 +89,14 @@ final class Peers
                     open.put(connection, Boolean.TRUE);
                     connection.onClose().subscribe(
                         ignored -> { },
-                        error -> forget(address, connecting, connection),
+                        error ->
+                        {
+                            forget(address, connecting, connection);
+                            if (!closed)
+                            {
+                                lost.accept(error);
+                            }
+                        },
                         () -> forget(address, connecting, connection));
                     sink.tryEmitValue(connection);
                     if (closed)

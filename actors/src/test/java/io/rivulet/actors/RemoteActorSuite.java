@@ -473,6 +473,9 @@ public abstract class RemoteActorSuite
             assertThat(actorWatch.get(TIMEOUT_MS, TimeUnit.MILLISECONDS).reason()).isEqualTo(Terminated.Reason.UNREACHABLE);
             assertThatThrownBy(() -> askInFlight.get(TIMEOUT_MS, TimeUnit.MILLISECONDS))
                 .hasCauseInstanceOf(ConnectionLostException.class);
+            // The loss itself is on record with the watchers' system, not only in what it ended.
+            Await.until(Duration.ofMillis(TIMEOUT_MS), () -> errorsA.stream()
+                .anyMatch(ConnectionLostException.class::isInstance), () -> "the lost connection reported: " + errorsA);
         }
         finally
         {

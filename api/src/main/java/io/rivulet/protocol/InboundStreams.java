@@ -130,9 +130,7 @@ final class InboundStreams
         final RequestHandler inPlace = type == FrameType.REQUEST_RESPONSE ? responder.requestResponseHandler() : null;
         if (inPlace != null)
         {
-            view.wrap(reader.buffer(), reader.metadataOffset(), reader.metadataLength(), reader.dataOffset(),
-                reader.dataLength());
-            answerInPlace(inPlace, streamId);
+            answerInPlace(inPlace, viewOfFrame(), streamId);
             return;
         }
         final Message message = FrameFlags.isSet(reader.flags(), FrameFlags.NEXT) || type != FrameType.REQUEST_CHANNEL ?
@@ -197,13 +195,12 @@ final class InboundStreams
                 reassembly.release();
                 return;
             }
-            if (stream.assemblingRequestType == FrameType.REQUEST_RESPONSE && responder.requestResponseHandler() != null)
+            final RequestHandler inPlace = responder.requestResponseHandler();
+            if (stream.assemblingRequestType == FrameType.REQUEST_RESPONSE && inPlace != null)
             {
                 stream.assemblingRequestType = 0;
                 stream.removeNow();
-                view.wrap(reassembly.metadataBuffer(), reassembly.metadataLength(), reassembly.dataBuffer(),
-                    reassembly.dataLength());
-                answerInPlace(responder.requestResponseHandler(), streamId); // reads the fragments in place
+                answerInPlace(inPlace, viewOf(reassembly), streamId); // reads the fragments in place
                 reassembly.release();
                 return;
             }
@@ -263,27 +260,35 @@ final class InboundStreams
      */
     private void onReply(final int streamId)
     {
-        final PendingReply waiting = streams.reply(streamId);
-        if (waiting == null)
+        // The last (or only) frame of a reply takes its request out of the table at once: one lock per reply. A
+        // fragment that others follow leaves it there. A request cancelled meanwhile is not found: the cancel
+        // releases what its reply had assembled.
+        final boolean follows = reader.hasFlag(FrameFlags.FOLLOWS);
+        final PendingReply reply = follows ? streams.reply(streamId) : streams.takeReply(streamId, true);
+        if (reply == null)
         {
             return;
         }
-        final boolean follows = reader.hasFlag(FrameFlags.FOLLOWS);
-        if (waiting.reassembly != null || follows)
+        if (reply.reassembly != null || follows)
         {
-            if (waiting.reassembly == null)
+            if (reply.reassembly == null)
             {
-                waiting.reassembly = newReassembly();
+                reply.reassembly = newReassembly();
             }
-            if (!appendFragment(waiting.reassembly, streamId) || follows)
+            if (!appendFragment(reply.reassembly, streamId))
             {
-                return; // a violation closes the connection, which ends the request
+                // A violation: the connection closes. A request still in the table ends with the close; one this
+                // frame took out ends here, with the same cause.
+                if (!follows)
+                {
+                    endReply(reply, connection.closedError());
+                }
+                return;
             }
-        }
-        final PendingReply reply = streams.takeReply(streamId, true);
-        if (reply == null)
-        {
-            return; // cancelled while its fragments arrived: the cancel releases them
+            if (follows)
+            {
+                return;
+            }
         }
         counters.onRequestResponseReply(System.nanoTime() - reply.sentNs);
         final Reassembly reassembly = reply.reassembly;
@@ -295,15 +300,11 @@ final class InboundStreams
         {
             if (reassembly != null)
             {
-                view.wrap(reassembly.metadataBuffer(), reassembly.metadataLength(), reassembly.dataBuffer(),
-                    reassembly.dataLength());
-                handler.onReply(requestId, view);
+                handler.onReply(requestId, viewOf(reassembly));
             }
             else if (reader.hasFlag(FrameFlags.NEXT))
             {
-                view.wrap(reader.buffer(), reader.metadataOffset(), reader.metadataLength(), reader.dataOffset(),
-                    reader.dataLength());
-                handler.onReply(requestId, view);
+                handler.onReply(requestId, viewOfFrame());
             }
             else
             {
@@ -466,12 +467,26 @@ final class InboundStreams
         stream.onSignal();
     }
 
+    /** @return the connection's view on the frame just read: its metadata and data in the read buffer. */
+    private MessageView viewOfFrame()
+    {
+        return view.wrap(reader.buffer(), reader.metadataOffset(), reader.metadataLength(), reader.dataOffset(),
+            reader.dataLength());
+    }
+
+    /** @return the connection's view on a message reassembled from fragments, in the reassembly's buffers. */
+    private MessageView viewOf(final Reassembly reassembly)
+    {
+        return view.wrap(reassembly.metadataBuffer(), reassembly.metadataLength(), reassembly.dataBuffer(),
+            reassembly.dataLength());
+    }
+
     /**
-     * A request-response for the zero-copy handler, in {@link #view}: the handler answers through the connection's
+     * A request-response for the zero-copy handler, in {@code request}: the handler answers through the connection's
      * {@link InPlaceReply} before it returns, and the request never takes a place in the stream table. A handler that
      * fails or does not answer ends the stream with an error, as the reactive path does.
      */
-    private void answerInPlace(final RequestHandler handler, final int streamId)
+    private void answerInPlace(final RequestHandler handler, final MessageView request, final int streamId)
     {
         if (reply == null)
         {
@@ -480,7 +495,7 @@ final class InboundStreams
         reply.begin(streamId);
         try
         {
-            handler.onRequest(view, reply);
+            handler.onRequest(request, reply);
         }
         catch (final Throwable ex)
         {
@@ -505,7 +520,8 @@ final class InboundStreams
         }
         if (!reply.end())
         {
-            final String missing = "no reply from the request handler on " + localAddress + " (stream " + streamId + ")";
+            final String missing =
+                "no reply from the request handler on " + localAddress + " (stream " + streamId + ")";
             reply.error(ErrorCode.APPLICATION_ERROR, missing);
             errorHandler.accept(new IllegalStateException(missing));
         }
@@ -575,22 +591,9 @@ final class InboundStreams
         {
             if (responder.fireAndForgetHandler() != null)
             {
-                if (reassembly != null)
-                {
-                    view.wrap(reassembly.metadataBuffer(), reassembly.metadataLength(), reassembly.dataBuffer(),
-                        reassembly.dataLength());
-                }
-                else if (assembled == null)
-                {
-                    view.wrap(reader.buffer(), reader.metadataOffset(), reader.metadataLength(), reader.dataOffset(),
-                        reader.dataLength());
-                }
-                else
-                {
-                    view.wrap(assembled.metadata(), assembled.metadataLength(), assembled.data(),
-                        assembled.dataLength());
-                }
-                responder.fireAndForgetHandler().onMessage(view);
+                responder.fireAndForgetHandler().onMessage(reassembly != null ? viewOf(reassembly) :
+                    assembled == null ? viewOfFrame() : view.wrap(assembled.metadata(), assembled.metadataLength(),
+                    assembled.data(), assembled.dataLength()));
             }
             else if (responder.fireAndForget() != null)
             {

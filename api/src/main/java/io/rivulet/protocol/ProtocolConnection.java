@@ -516,6 +516,12 @@ public final class ProtocolConnection implements ConnectionOutput
 
     // ------------------------------------------------------------------------------ streams
 
+    /** @return why the connection closed (or is closing), for what ends with it. */
+    RivuletException closedError()
+    {
+        return close.closedError();
+    }
+
     ConnectionMemory memory()
     {
         return memory;

@@ -11,6 +11,8 @@ import io.rivulet.Responder;
 import io.rivulet.codec.FrameType;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.publisher.Mono;
 
 import java.nio.charset.StandardCharsets;
@@ -145,6 +147,26 @@ class ProtocolZeroCopyRequestTest
         assertThat(h.server.sent(FrameType.PAYLOAD)).hasSizeGreaterThan(5);
         assertThat(handler.calls).containsExactly("reply 1 " + large);
         assertThat(pendingReplies(h.client)).isZero();
+    }
+
+    @ParameterizedTest(name = "a reply of {0} bytes")
+    @ValueSource(ints = { 4_100, 20_000 }) // over the limit with its last fragment, and with one in the middle
+    void shouldEndTheRequestOnceWhenItsReplyGrowsPastTheMessageLimit(final int replyLength)
+    {
+        final ProtocolHarness h = ProtocolHarness.builder()
+            .clientSettings(ProtocolHarness.settings(512, 4096, 8))
+            .serverResponder(Responder.builder()
+                .requestResponse(request -> Mono.just(Message.of("w".repeat(replyLength)))).build())
+            .build();
+        h.settle();
+        final Recorder handler = new Recorder();
+
+        offer(h.client, "too big", handler);
+        h.settle();
+
+        assertThat(handler.calls).singleElement().satisfies(call -> assertThat(call).startsWith("error 1 "));
+        assertThat(h.client.connection.isOpen()).as("a violation closes the connection").isFalse();
+        assertThat(h.client.connection.engine().memory().held()).as("fragments given back").isZero();
     }
 
     @Test

@@ -27,6 +27,7 @@ final class ContextProperties
     /** Every property of the core namespace, {@code rivulet.<name>} without a further dot (README, Configuration). */
     static final Set<String> CORE_PROPERTIES = Set.of(
         "rivulet.transport", "rivulet.threadingMode", "rivulet.idleStrategy", "rivulet.replyIdleStrategy",
+        "rivulet.replyWaitRunsEngine",
         "rivulet.maxFrameLength",
         "rivulet.maxMessageLength", "rivulet.streamWindow", "rivulet.outboundRingLength", "rivulet.linkBufferLength",
         "rivulet.keepaliveInterval", "rivulet.keepaliveTimeout", "rivulet.connectTimeout", "rivulet.frameLimit",

@@ -176,13 +176,12 @@ public final class Rivulet implements AutoCloseable
 
         codecs = Codecs.of(context.codecs());
         conductor.codecs(codecs);
-        conductor.replyWait(new ReplyWait(context.replyIdleStrategy(),
-            context.threadingMode() == ThreadingMode.INVOKER ? this::invokeForWaiter : null));
 
         final org.agrona.ErrorHandler agentErrors = errorHandler::accept;
         // Fail-stop: an error escaping an agent closes the node (FailStop); the guards wrap what each thread runs.
         failStop = new FailStop(conductor, context.threadingMode() == ThreadingMode.DEDICATED,
             cause -> onEngineFailure(cause, errorHandler));
+        ReplyWait.Lender lender = null;
         switch (context.threadingMode())
         {
             case DEDICATED:
@@ -199,8 +198,10 @@ public final class Rivulet implements AutoCloseable
                     // The default back-off sleeps in the transport's selector instead of parking (EngineSleep).
                     final EngineSleep sleep = new EngineSleep(engine, driver);
                     commands.engineWake(sleep);
-                    runners = new AgentRunner[]{new AgentRunner(new NoOpIdleStrategy(), agentErrors, null,
-                        failStop.owner(sleep))};
+                    final Agent guarded = failStop.owner(sleep);
+                    // ... and lends its cycle to threads blocked on replies meanwhile (EngineLoan).
+                    lender = context.replyWaitRunsEngine() ? sleep.lender(guarded) : null;
+                    runners = new AgentRunner[]{new AgentRunner(new NoOpIdleStrategy(), agentErrors, null, guarded)};
                 }
                 else
                 {
@@ -216,6 +217,8 @@ public final class Rivulet implements AutoCloseable
                     failStop.owner(new CompositeAgent(sender.leadingPass(), conductor, topicSender, sender)));
                 invoker.start();
         }
+        conductor.replyWait(new ReplyWait(context.replyIdleStrategy(),
+            context.threadingMode() == ThreadingMode.INVOKER ? this::invokeForWaiter : null, lender));
         for (final AgentRunner runner : runners)
         {
             AgentRunner.startOnThread(runner, context.threadFactory());
@@ -716,6 +719,7 @@ public final class Rivulet implements AutoCloseable
         /** Whether the application gave {@link #datagramSettings}; otherwise the transport may tune the defaults. */
         private boolean datagramSettingsGiven;
         private boolean topicDatagrams = flag("rivulet.topicDatagrams", false);
+        private boolean replyWaitRunsEngine = flag("rivulet.replyWaitRunsEngine", true);
         private String nodeName = System.getProperty("rivulet.nodeName");
         private String countersDirectory = System.getProperty("rivulet.countersDir",
             NodeDirectory.defaultDirectory().toString());
@@ -825,6 +829,29 @@ public final class Rivulet implements AutoCloseable
             assigned.add("replyIdleStrategy");
             this.replyIdleStrategies = java.util.Objects.requireNonNull(idleStrategies, "idleStrategies");
             return this;
+        }
+
+        /**
+         * Whether a thread blocked in {@code block()} on a request-response runs the engine's duty cycle while the
+         * engine would otherwise sleep ({@code rivulet.replyWaitRunsEngine}, true): it then sleeps in the transport
+         * itself, and its reply wakes it directly instead of waking the engine, which would then wake it. Applies to
+         * a SHARED node with the default back-off on TCP and a reply idle strategy that parks. Meanwhile that thread
+         * runs what the cycle runs (other replies, responder handlers), as a waiting thread of an INVOKER node does;
+         * after its {@code block()} returns, inbound data for the node's other connections may wait up to 1 ms
+         * unless the thread blocks again or another hands the engine work. False keeps every cycle on the engine's
+         * thread.
+         */
+        public Context replyWaitRunsEngine(final boolean replyWaitRunsEngine)
+        {
+            assigned.add("replyWaitRunsEngine");
+            this.replyWaitRunsEngine = replyWaitRunsEngine;
+            return this;
+        }
+
+        /** @return whether a blocked caller may run a sleeping SHARED engine's duty cycle. */
+        public boolean replyWaitRunsEngine()
+        {
+            return replyWaitRunsEngine;
         }
 
         /** @return the supplier of the idle strategies waiting callers use (after {@link #conclude()}). */
@@ -1662,6 +1689,7 @@ public final class Rivulet implements AutoCloseable
                 ", idleStrategy=" + (idleStrategy == null ? idleStrategyName : idleStrategy) +
                 ", replyIdleStrategy=" + (replyIdleStrategies == null ? replyIdleStrategyName :
                     replyIdleStrategies.get().alias()) +
+                ", replyWaitRunsEngine=" + replyWaitRunsEngine +
                 ", maxFrameLength=" + shownSize(maxFrameLength) +
                 ", maxMessageLength=" + shownSize(maxMessageLength) +
                 ", streamWindow=" + streamWindow +

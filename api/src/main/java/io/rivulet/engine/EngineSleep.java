@@ -1,5 +1,6 @@
 package io.rivulet.engine;
 
+import io.rivulet.protocol.ReplyWait;
 import io.rivulet.spi.EngineWake;
 import io.rivulet.spi.TransportDriver;
 import org.agrona.concurrent.Agent;
@@ -31,6 +32,10 @@ import java.util.concurrent.TimeUnit;
  * server's engine busy 66-94% of the time doing nothing, which delayed everything else on a 2-vCPU machine. A cheap
  * cycle (a few connections) still spins and yields the full count within the limit.
  *
+ * <p>While an application thread is blocked on a reply ({@code block()}), the engine lends it the duty cycle at the
+ * sleep point instead of sleeping ({@link EngineLoan}): the waiting thread runs the cycles and sleeps in the transport
+ * itself, so that the reply wakes it directly, and the engine's thread parks until the cycle is back.
+ *
  * <p>An {@link Agent} around the engine's composite, run by an {@code AgentRunner} with a no-op idle strategy, because
  * the last look is a duty cycle, which an idle strategy cannot run.
  */
@@ -52,6 +57,7 @@ public final class EngineSleep implements Agent, EngineWake
     private int idleCycles;
     private long idleSinceNs;
     private long sleeps;
+    private final EngineLoan loan = new EngineLoan();
 
     /**
      * @param engine the engine's agents (conductor, topic sender, sender), one composite.
@@ -81,12 +87,18 @@ public final class EngineSleep implements Agent, EngineWake
     @Override
     public void onStart()
     {
+        loan.engineThread(Thread.currentThread());
         engine.onStart();
     }
 
     @Override
     public int doWork() throws Exception
     {
+        if (loan.isOut() && loan.isEngineThread())
+        {
+            loan.awaitReturn(); // a waiting application thread runs the cycles meanwhile
+            return 0;
+        }
         final int work = engine.doWork();
         if (work > 0)
         {
@@ -123,14 +135,33 @@ public final class EngineSleep implements Agent, EngineWake
                 idleCycles = 0;
                 return lastLook;
             }
-            sleeps++;
-            driver.awaitWork(SLEEP_MS);
-            return 0;
+            // A thread blocked on a reply sleeps in the transport instead, if one waits (EngineLoan); a borrower
+            // sleeps itself.
+            if (!loan.isEngineThread() || !loan.hasWaiters())
+            {
+                sleeps++;
+                driver.awaitWork(SLEEP_MS);
+                return 0;
+            }
         }
         finally
         {
             sleeping = false;
         }
+        loan.lend(); // with the flag down: the borrower raises it for its own sleep
+        return 0;
+    }
+
+    /**
+     * Lends this engine's duty cycle to threads blocked on replies while it would sleep ({@link EngineLoan}).
+     *
+     * @param guarded this agent as its runner runs it (inside the fail-stop guard): what a borrower runs.
+     * @return the lender for the node's {@link ReplyWait}.
+     */
+    public ReplyWait.Lender lender(final Agent guarded)
+    {
+        loan.cycle(guarded);
+        return loan;
     }
 
     @Override
@@ -150,11 +181,16 @@ public final class EngineSleep implements Agent, EngineWake
         {
             driver.wakeUp();
         }
+        else
+        {
+            loan.afterHandOff();
+        }
     }
 
     @Override
     public void onClose()
     {
+        loan.takeBackForClose();
         engine.onClose();
     }
 
@@ -162,6 +198,12 @@ public final class EngineSleep implements Agent, EngineWake
     public String roleName()
     {
         return engine.roleName();
+    }
+
+    /** @return loans of the duty cycle to waiting threads so far (engine thread; tests). */
+    long lends()
+    {
+        return loan.lends();
     }
 
     /** @return sleeps in the transport so far (engine thread; tests). */

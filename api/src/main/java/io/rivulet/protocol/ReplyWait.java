@@ -24,6 +24,10 @@ import java.util.function.Supplier;
  * parking, since no engine thread would wake it, so that a caller that drives its own node can block without a second
  * thread.
  *
+ * <p>On a SHARED node with the default back-off on TCP, a thread whose strategy may park also borrows the engine's
+ * duty cycle whenever the engine would otherwise sleep ({@link Lender}, {@code rivulet.replyWaitRunsEngine}): it
+ * then sleeps in the transport itself, and its reply wakes it directly.
+ *
  * <p>Only a strategy that may park costs the engine anything: the engine then unparks the waiter when the reply
  * arrives (a waiter that is still spinning is not parked, and the unpark only leaves it a permit). A strategy that
  * never parks (busy spin, yield) costs the engine one volatile write.
@@ -45,10 +49,48 @@ public final class ReplyWait
         int tryInvoke();
     }
 
+    /**
+     * A SHARED engine that lends its duty cycle to threads blocked on replies while it would otherwise sleep
+     * ({@code engine.EngineLoan}): a borrowing thread runs the cycles and sleeps in the transport itself, so that its
+     * reply wakes it directly instead of waking the engine, which would then unpark it.
+     */
+    public interface Lender
+    {
+        /**
+         * Any thread, before its request goes out: waits from now on, and may be woken to borrow.
+         *
+         * @return the slot to give back to {@link #leave}, or {@link #NO_SLOT} when every slot is taken (the thread
+         * then only parks).
+         */
+        int enter(Thread waiter);
+
+        /** The waiter of {@code slot} no longer waits. */
+        void leave(int slot);
+
+        /** @return true when the calling thread now holds the engine's duty cycle, until {@link #giveBack}. */
+        boolean tryBorrow();
+
+        /** The borrowing thread runs one duty cycle (it may sleep in the transport, 1 ms at most). */
+        void runBorrowed();
+
+        /** The borrowing thread gives the duty cycle back. */
+        void giveBack();
+
+        /** @return true when the calling thread holds the engine's duty cycle. */
+        boolean isBorrowedByCurrentThread();
+
+        /** No slot: the waiter only parks. */
+        int NO_SLOT = -1;
+    }
+
     /** Parks at once until the engine unparks it: what Reactor's own {@code block()} does. */
     public static final IdleStrategy PARK_STRATEGY = new SpinThenParkIdleStrategy(0);
     /** Waits with {@link #PARK_STRATEGY}. */
-    public static final ReplyWait PARK = new ReplyWait(() -> PARK_STRATEGY, null);
+    public static final ReplyWait PARK = new ReplyWait(() -> PARK_STRATEGY, null, null);
+
+    private static final int REPLIED = 0;
+    private static final int INTERRUPTED = 1;
+    private static final int TIMED_OUT = 2;
 
     /** The longest park of a room wait with a slot: the sender's wake-up or the close's ends it sooner. */
     private static final long MAX_ROOM_PARK_NS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -58,13 +100,16 @@ public final class ReplyWait
     private final ThreadLocal<IdleStrategy> idleStrategies;
     private final boolean mayPark;
     private final DutyCycle dutyCycle;
+    private final Lender lender;
 
     /**
      * @param idleStrategies makes each waiting thread's idle strategy.
      * @param dutyCycle      the INVOKER node's duty cycle, null in the other modes.
+     * @param lender         the SHARED engine that lends its duty cycle to waiters, or null.
      */
-    public ReplyWait(final Supplier<IdleStrategy> idleStrategies, final DutyCycle dutyCycle)
+    public ReplyWait(final Supplier<IdleStrategy> idleStrategies, final DutyCycle dutyCycle, final Lender lender)
     {
+        this.lender = lender;
         final IdleStrategy sample = idleStrategies.get();
         this.mayPark = !(sample instanceof BusySpinIdleStrategy || sample instanceof NoOpIdleStrategy ||
             sample instanceof YieldingIdleStrategy);
@@ -87,10 +132,36 @@ public final class ReplyWait
                 "in thread " + Thread.currentThread().getName());
         }
         final Waiter waiter = new Waiter(mayPark ? Thread.currentThread() : null);
-        reply.subscribe(waiter);
-        if (!waiter.done)
+        final boolean borrows = lender != null && mayPark;
+        if (borrows && lender.isBorrowedByCurrentThread())
         {
-            wait(waiter, timeout);
+            throw new IllegalStateException("block() inside the engine's duty cycle would never return: the reply " +
+                "waited for comes from this cycle; subscribe instead");
+        }
+        // In before the request goes out, so that its hand-off leaves a lent engine to this thread.
+        final int slot = borrows ? lender.enter(Thread.currentThread()) : Lender.NO_SLOT;
+        int ended = REPLIED;
+        try
+        {
+            reply.subscribe(waiter);
+            if (!waiter.done)
+            {
+                ended = wait(waiter, timeout, slot);
+            }
+        }
+        finally
+        {
+            if (borrows)
+            {
+                lender.leave(slot);
+            }
+        }
+        if (ended != REPLIED)
+        {
+            // Out of the slot first: the CANCEL's hand-off then gives a loan nobody runs back to the engine at once.
+            waiter.cancel();
+            throw ended == INTERRUPTED ? Exceptions.propagate(new InterruptedException()) :
+                new IllegalStateException("Timeout on blocking read for " + timeout.toNanos() + " NANOSECONDS");
         }
         final Throwable error = waiter.error;
         if (error != null)
@@ -102,7 +173,16 @@ public final class ReplyWait
         return waiter.value;
     }
 
-    private void wait(final Waiter waiter, final Duration timeout)
+    /**
+     * Waits until the reply has come, the thread was interrupted or the timeout passed. Between looks: on an INVOKER
+     * node it runs the duty cycle; on a node whose engine lends its cycle, it runs the cycles while they are lent to
+     * it (its sleep in the transport then ends on the reply itself); otherwise, and while the engine runs them, it
+     * idles with its strategy, which the engine ends with the reply or with a loan.
+     *
+     * @param slot the waiter's slot with the lender, {@link Lender#NO_SLOT} when it has none (it never borrows).
+     * @return {@link #REPLIED}, {@link #INTERRUPTED} or {@link #TIMED_OUT}; the caller cancels after leaving its slot.
+     */
+    private int wait(final Waiter waiter, final Duration timeout, final int slot)
     {
         final long deadlineNs = timeout == null ? 0 : System.nanoTime() + timeout.toNanos();
         final IdleStrategy idle = idleStrategies.get();
@@ -118,6 +198,21 @@ public final class ReplyWait
                 dutyCycle.tryInvoke();
                 Thread.onSpinWait();
             }
+            else if (slot != Lender.NO_SLOT && lender.tryBorrow())
+            {
+                try
+                {
+                    while (!waiter.done && !Thread.currentThread().isInterrupted() &&
+                        (timeout == null || System.nanoTime() - deadlineNs < 0))
+                    {
+                        lender.runBorrowed();
+                    }
+                }
+                finally
+                {
+                    lender.giveBack();
+                }
+            }
             else if (idle instanceof SpinThenParkIdleStrategy)
             {
                 ((SpinThenParkIdleStrategy)idle).idle(0, timeout == null ? Long.MAX_VALUE :
@@ -129,16 +224,15 @@ public final class ReplyWait
             }
             if (Thread.interrupted())
             {
-                waiter.cancel();
-                throw Exceptions.propagate(new InterruptedException());
+                return INTERRUPTED;
             }
             if (timeout != null && ((++looks & 0x3F) == 0 || mayPark) && System.nanoTime() - deadlineNs >= 0 &&
                 !waiter.done)
             {
-                waiter.cancel();
-                throw new IllegalStateException("Timeout on blocking read for " + timeout.toNanos() + " NANOSECONDS");
+                return TIMED_OUT;
             }
         }
+        return REPLIED;
     }
 
     /**
@@ -190,7 +284,8 @@ public final class ReplyWait
     @Override
     public String toString()
     {
-        return "ReplyWait{" + idleStrategies.get() + (dutyCycle == null ? "" : ", runs the duty cycle") + "}";
+        return "ReplyWait{" + idleStrategies.get() + (dutyCycle == null ? "" : ", runs the duty cycle") +
+            (lender == null ? "" : ", borrows the sleeping engine's duty cycle") + "}";
     }
 
     /** The one subscriber of a blocking wait: the engine's thread completes it, the waiting thread reads it. */
@@ -240,7 +335,7 @@ public final class ReplyWait
         private void finish()
         {
             done = true;
-            if (thread != null)
+            if (thread != null && thread != Thread.currentThread())
             {
                 LockSupport.unpark(thread);
             }

@@ -1,15 +1,7 @@
 package io.rivulet.engine;
 
-import io.rivulet.spi.LinkConnector;
-import io.rivulet.spi.LinkListener;
-import io.rivulet.spi.TransportDriver;
-import org.agrona.concurrent.Agent;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class EngineSleepTest
 {
-    private final FakeDriver driver = new FakeDriver();
+    private final FakeSleepDriver driver = new FakeSleepDriver();
     private final ScriptedEngine engine = new ScriptedEngine();
     /** The sleep's clock: still unless a test makes the engine's cycles take time. */
     private long nowNs = TimeUnit.SECONDS.toNanos(1);
@@ -133,7 +125,7 @@ class EngineSleepTest
     @Test
     void shouldRefuseATransportThatCannotWait()
     {
-        final FakeDriver cannot = new FakeDriver();
+        final FakeSleepDriver cannot = new FakeSleepDriver();
         cannot.canWait = false;
         assertThatThrownBy(() -> new EngineSleep(engine, cannot)).isInstanceOf(IllegalArgumentException.class);
     }
@@ -145,93 +137,5 @@ class EngineSleepTest
             sleep.doWork();
         }
         assertThat(driver.waits).isNotEmpty();
-    }
-
-    /** Returns scripted work counts (0 once the script runs out) and runs a hook inside each cycle. */
-    private static final class ScriptedEngine implements Agent
-    {
-        private final Queue<Integer> script = new ArrayDeque<>();
-        private Runnable hook;
-        int cycles;
-
-        void work(final int... counts)
-        {
-            for (final int count : counts)
-            {
-                script.add(count);
-            }
-        }
-
-        void onCycle(final Runnable hook)
-        {
-            this.hook = hook;
-        }
-
-        @Override
-        public int doWork()
-        {
-            cycles++;
-            if (hook != null)
-            {
-                hook.run();
-            }
-            final Integer work = script.poll();
-            return work == null ? 0 : work;
-        }
-
-        @Override
-        public String roleName()
-        {
-            return "scripted";
-        }
-    }
-
-    private static final class FakeDriver implements TransportDriver
-    {
-        final List<Long> waits = new ArrayList<>();
-        int wakeUps;
-        boolean canWait = true;
-
-        @Override
-        public boolean canAwaitWork()
-        {
-            return canWait;
-        }
-
-        @Override
-        public int awaitWork(final long timeoutMs)
-        {
-            waits.add(timeoutMs);
-            return 0;
-        }
-
-        @Override
-        public void wakeUp()
-        {
-            wakeUps++;
-        }
-
-        @Override
-        public LinkListener listen(final String address)
-        {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public LinkConnector connect(final String address)
-        {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public int doWork(final long nowNs)
-        {
-            return 0;
-        }
-
-        @Override
-        public void close()
-        {
-        }
     }
 }

@@ -54,6 +54,7 @@ final class ContextBinding
         set(properties.getThreadingMode(), context::threadingMode);
         set(properties.getIdleStrategy(), context::idleStrategy);
         set(properties.getReplyIdleStrategy(), context::replyIdleStrategy);
+        set(properties.getReplyWaitRunsEngine(), context::replyWaitRunsEngine);
         intSize("rivulet.max-frame-length", properties.getMaxFrameLength(), context::maxFrameLength);
         intSize("rivulet.max-message-length", properties.getMaxMessageLength(), context::maxMessageLength);
         set(properties.getStreamWindow(), context::streamWindow);

@@ -35,6 +35,9 @@ public class RivuletProperties
     /** How block() on a request-response waits: park (default), backoff, busy or yield. */
     private String replyIdleStrategy;
 
+    /** Whether a thread blocked on a reply runs a sleeping SHARED engine's duty cycle. Default true. */
+    private Boolean replyWaitRunsEngine;
+
     /** Longest frame on the wire; larger messages are fragmented. Default 16k. Bytes, 64k, 16m, 1g or 64KB. */
     private String maxFrameLength;
 
@@ -191,6 +194,16 @@ public class RivuletProperties
     public void setReplyIdleStrategy(final String replyIdleStrategy)
     {
         this.replyIdleStrategy = replyIdleStrategy;
+    }
+
+    public Boolean getReplyWaitRunsEngine()
+    {
+        return replyWaitRunsEngine;
+    }
+
+    public void setReplyWaitRunsEngine(final Boolean replyWaitRunsEngine)
+    {
+        this.replyWaitRunsEngine = replyWaitRunsEngine;
     }
 
     public String getMaxFrameLength()

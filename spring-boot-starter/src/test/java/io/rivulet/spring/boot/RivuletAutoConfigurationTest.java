@@ -43,6 +43,7 @@ class RivuletAutoConfigurationTest
             "rivulet.threading-mode=dedicated",
             "rivulet.idle-strategy=yield",
             "rivulet.reply-idle-strategy=busy",
+            "rivulet.reply-wait-runs-engine=false",
             "rivulet.max-frame-length=32KB",
             "rivulet.outbound-ring-length=512KB",
             "rivulet.max-message-length=4MB",
@@ -63,6 +64,8 @@ class RivuletAutoConfigurationTest
                 assertThat(bound.idleStrategy()).isInstanceOf(org.agrona.concurrent.YieldingIdleStrategy.class);
                 assertThat(bound.replyIdleStrategy().get())
                     .isInstanceOf(org.agrona.concurrent.BusySpinIdleStrategy.class);
+                assertThat(bound.replyWaitRunsEngine()).isFalse();
+                assertThat(defaults.replyWaitRunsEngine()).isTrue();
                 assertThat(bound.maxFrameLength()).isEqualTo(32 * 1024);
                 assertThat(bound.outboundRingLength()).isEqualTo(512 * 1024);
                 assertThat(bound.maxMessageLength()).isEqualTo(4 * 1024 * 1024);

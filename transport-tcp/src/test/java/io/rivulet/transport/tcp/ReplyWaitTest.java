@@ -17,6 +17,7 @@ import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -30,7 +31,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * {@code block()} on a request-response waits with the node's reply idle strategy (issue 16): every strategy gets
  * the reply, a timeout and an interrupt cancel the request, and an INVOKER node's caller runs the duty cycle itself
- * while it waits, so blocking needs no second thread.
+ * while it waits, so blocking needs no second thread. A default SHARED node's engine lends its cycle to a blocked
+ * caller while it would sleep (EngineLoan): the caller reads its own reply, cannot block inside that cycle, may be
+ * interrupted without harm to the connection, shares the loan with other blocked threads, and a close ends its wait.
  */
 class ReplyWaitTest
 {
@@ -181,9 +184,218 @@ class ReplyWaitTest
             .isInstanceOf(io.rivulet.ApplicationErrorException.class).hasMessageContaining("no such symbol");
     }
 
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    @ScaledTimeout(60)
+    void shouldRunASleepingEnginesCycleOnTheBlockedCallersThreadUnlessToldNotTo(final boolean runsEngine)
+        throws Exception
+    {
+        final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0", slowEcho()).block(TIMEOUT);
+        final Connection connection = launch("park", runsEngine).connect(server.localAddress()).block(TIMEOUT);
+        final AtomicReference<String> replied = new AtomicReference<>();
+        final Thread caller = new Thread(() ->
+            replied.set(connection.requestResponse(Message.of("slow")).block(TIMEOUT).dataUtf8()), "caller");
+
+        // The reply comes 200 ms later: long after the client's engine reached its sleep point with a caller waiting.
+        caller.start();
+        Thread.sleep(100);
+        final String stack = Arrays.toString(caller.getStackTrace());
+        caller.join(TIMEOUT.toMillis());
+
+        assertThat(replied.get()).isEqualTo("slow");
+        if (runsEngine)
+        {
+            assertThat(stack).as("the caller runs the engine's cycle, asleep in its selector")
+                .contains("EngineLoan.runBorrowed", "TcpTransportDriver.awaitWork");
+        }
+        else
+        {
+            assertThat(stack).as("the caller parks").doesNotContain("EngineLoan.runBorrowed").contains("park");
+        }
+        for (int i = 0; i < 500; i++)
+        {
+            assertThat(connection.requestResponse(Message.of("m" + i)).block(TIMEOUT).dataUtf8()).isEqualTo("m" + i);
+        }
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    @ScaledTimeout(60)
+    void shouldRefuseToBlockInsideACycleTheBlockedCallerRuns()
+    {
+        final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0", slowEcho()).block(TIMEOUT);
+        final Connection connection = launch("park", true).connect(server.localAddress()).block(TIMEOUT);
+        final AtomicReference<Throwable> refused = new AtomicReference<>();
+        final AtomicReference<Thread> deliveredOn = new AtomicReference<>();
+
+        // The first reply (200 ms) arrives while this thread waits for the second (400 ms) and runs the cycle: its
+        // subscriber runs there, and blocking in it could never see its own reply.
+        connection.requestResponse(Message.of("slow")).subscribe(reply ->
+        {
+            deliveredOn.set(Thread.currentThread());
+            try
+            {
+                connection.requestResponse(Message.of("inner")).block(TIMEOUT);
+            }
+            catch (final Throwable error)
+            {
+                refused.set(error);
+            }
+        });
+        assertThat(connection.requestResponse(Message.of("slower")).block(TIMEOUT).dataUtf8()).isEqualTo("slower");
+
+        assertThat(deliveredOn.get()).isSameAs(Thread.currentThread());
+        assertThat(refused.get()).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("inside the engine's duty cycle");
+        assertThat(connection.requestResponse(Message.of("after")).block(TIMEOUT).dataUtf8()).isEqualTo("after");
+    }
+
+    @Test
+    @ScaledTimeout(60)
+    void shouldKeepTheConnectionWhenBlockedCallersRunningTheCycleAreInterrupted() throws Exception
+    {
+        final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0", Responder.builder()
+            .requestResponse(request -> "hang".equals(request.dataUtf8()) ? Mono.never() : Mono.just(request))
+            .build()).block(TIMEOUT);
+        final Connection connection = launch("park", true).connect(server.localAddress()).block(TIMEOUT);
+
+        // The JDK closes an interruptible channel interrupted during I/O in blocking mode; the TCP transport's
+        // channels are non-blocking, so an interrupt, wherever it lands in a borrowed cycle, only ends the wait.
+        for (int round = 0; round < 20; round++)
+        {
+            final AtomicReference<Throwable> thrown = new AtomicReference<>();
+            final CountDownLatch started = new CountDownLatch(1);
+            final Thread waiter = new Thread(() ->
+            {
+                try
+                {
+                    for (int i = 0; i < 50; i++)
+                    {
+                        connection.requestResponse(Message.of("r" + i)).block(TIMEOUT);
+                    }
+                    started.countDown();
+                    connection.requestResponse(Message.of("hang")).block(TIMEOUT);
+                }
+                catch (final Throwable error)
+                {
+                    thrown.set(error);
+                }
+            });
+            waiter.start();
+            assertThat(started.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            Thread.sleep(round % 5); // from inside the request's first cycles to well into its sleep
+            waiter.interrupt();
+            waiter.join(TIMEOUT.toMillis());
+
+            assertThat(thrown.get()).as("round %d", round).isNotNull()
+                .satisfies(error -> assertThat(error.getCause()).isInstanceOf(InterruptedException.class));
+            assertThat(connection.requestResponse(Message.of("still")).block(TIMEOUT).dataUtf8()).isEqualTo("still");
+        }
+        assertThat(connection.isOpen()).isTrue();
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    @ScaledTimeout(60)
+    void shouldServeSeveralThreadsBlockingAtOnceWhileOneOfThemRunsTheCycle() throws Exception
+    {
+        final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0", echo()).block(TIMEOUT);
+        final Connection connection = launch("park", true).connect(server.localAddress()).block(TIMEOUT);
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++)
+        {
+            final int id = t;
+            threads.add(new Thread(() ->
+            {
+                try
+                {
+                    for (int i = 0; i < 500; i++)
+                    {
+                        final String text = id + ":" + i;
+                        final String echoed = connection.requestResponse(Message.of(text)).block(TIMEOUT).dataUtf8();
+                        if (!text.equals(echoed))
+                        {
+                            throw new AssertionError("expected " + text + ", got " + echoed);
+                        }
+                    }
+                }
+                catch (final Throwable error)
+                {
+                    failures.add(error);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (final Thread thread : threads)
+        {
+            thread.join(TIMEOUT.toMillis());
+            assertThat(thread.isAlive()).isFalse();
+        }
+        assertThat(failures).isEmpty();
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    @ScaledTimeout(60)
+    void shouldEndTheWaitOfACallerRunningTheCycleWhenItsNodeCloses() throws Exception
+    {
+        final CountDownLatch handled = new CountDownLatch(1);
+        final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0", Responder.builder()
+            .requestResponse(request -> Mono.<Message>never().doOnSubscribe(subscription -> handled.countDown()))
+            .build()).block(TIMEOUT);
+        final Rivulet client = launch("park", true);
+        final Connection connection = client.connect(server.localAddress()).block(TIMEOUT);
+        final AtomicReference<Throwable> thrown = new AtomicReference<>();
+        final Thread waiter = new Thread(() ->
+        {
+            try
+            {
+                connection.requestResponse(Message.of("wait")).block(TIMEOUT);
+            }
+            catch (final Throwable error)
+            {
+                thrown.set(error);
+            }
+        });
+        waiter.start();
+        assertThat(handled.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        Thread.sleep(50); // the client's engine has lent its cycle to the waiter by now
+
+        final long startNs = System.nanoTime();
+        client.close();
+        waiter.join(TIMEOUT.toMillis());
+
+        assertThat(waiter.isAlive()).isFalse();
+        assertThat(thrown.get()).isInstanceOf(io.rivulet.ConnectionClosedException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - startNs)).as("the close did not wait out a timeout")
+            .isLessThan(Duration.ofSeconds(4));
+    }
+
+    private static Responder slowEcho()
+    {
+        return Responder.builder().requestResponse(request ->
+        {
+            final String text = request.dataUtf8();
+            return "slow".equals(text) ? Mono.just(request).delayElement(Duration.ofMillis(200)) :
+                "slower".equals(text) ? Mono.just(request).delayElement(Duration.ofMillis(400)) : Mono.just(request);
+        }).build();
+    }
+
     private static Responder echo()
     {
         return Responder.builder().requestResponse(Mono::just).build();
+    }
+
+    private Rivulet launch(final String replyIdleStrategy, final boolean replyWaitRunsEngine)
+    {
+        final Rivulet node = Rivulet.launch(new Rivulet.Context()
+            .transport(new TcpTransport())
+            .replyIdleStrategy(replyIdleStrategy)
+            .replyWaitRunsEngine(replyWaitRunsEngine)
+            .errorHandler(errors::add));
+        nodes.add(node);
+        return node;
     }
 
     private Rivulet launch(final ThreadingMode mode, final String replyIdleStrategy)

@@ -69,7 +69,7 @@ final class Plan
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
-            rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks for replies", true, false, 3, 4, null));
+            rivuletFlags, "SHARED threading, busy-spin idle (both nodes), caller parks in block()", true, false, 3, 4, null));
         systems.add(new SystemSpec("rivulet-tcp-invoker", "Rivulet TCP, INVOKER client", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "busy", "--wait", "park"),
@@ -79,20 +79,20 @@ final class Plan
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             List.of("--transport", "tcp", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
-            rivuletFlags, "SHARED threading, back-off idle (the default; both nodes), caller parks for replies",
+            rivuletFlags, "SHARED threading, back-off idle (the default; both nodes), caller waits in block() (runs the cycle the engine lends it)",
             true, false, 3, 4, null));
         systems.add(new SystemSpec("rivulet-rdma-inprocess", "Rivulet soft RDMA, in-process", "rivulet",
             null, "io.rivulet.bench.rivulet.RivuletClient",
             List.of(),
             List.of("--transport", "rdma", "--in-process", "true", "--threading", "SHARED", "--idle", "backoff",
                 "--wait", "park", "--rr-apis", "flatMap,offerRequest"),
-            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, 2, null));
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks in block()", true, true, 3, 2, null));
         systems.add(new SystemSpec("rivulet-rdma", "Rivulet soft RDMA, 2 processes", "rivulet",
             "io.rivulet.bench.rivulet.RivuletServer", "io.rivulet.bench.rivulet.RivuletClient",
             List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park"),
             List.of("--transport", "rdma", "--threading", "SHARED", "--idle", "backoff", "--wait", "park",
                 "--rr-apis", "flatMap,offerRequest"),
-            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks", true, true, 3, 2, null));
+            rdmaFlags, "soft provider, SHARED threading, back-off idle (both nodes), caller parks in block()", true, true, 3, 2, null));
         systems.add(new SystemSpec("rsocket", "RSocket TCP", "rsocket",
             "io.rivulet.bench.rsocket.RSocketServerMain", "io.rivulet.bench.rsocket.RSocketClientMain",
             List.of(), List.of("--wait", "park"), List.of(),

@@ -73,9 +73,18 @@ final class Jmh
         return parse(Files.readAllLines(csv, StandardCharsets.UTF_8));
     }
 
+    /**
+     * Reads JMH's CSV: the {@code size} parameter is the row's size, any other parameter (such as
+     * {@code responder}) goes into the benchmark's name, so that its variants stay rows of their own.
+     */
     static List<Score> parse(final List<String> lines)
     {
         final List<Score> scores = new ArrayList<>();
+        if (lines.isEmpty())
+        {
+            return scores;
+        }
+        final List<String> header = cells(lines.get(0));
         for (int i = 1; i < lines.size(); i++)
         {
             final List<String> cells = cells(lines.get(i));
@@ -83,9 +92,32 @@ final class Jmh
             {
                 continue;
             }
-            final String name = cells.get(0).replace("io.rivulet.bench.jmh.", "");
-            final int size = cells.size() > 7 && !cells.get(7).isEmpty() ? Integer.parseInt(cells.get(7)) : 0;
-            scores.add(new Score(name, cells.get(1), size, number(cells.get(4)), number(cells.get(5)), cells.get(6)));
+            final StringBuilder name = new StringBuilder(cells.get(0).replace("io.rivulet.bench.jmh.", ""));
+            int size = 0;
+            String params = "";
+            for (int column = 7; column < Math.min(cells.size(), header.size()); column++)
+            {
+                final String param = header.get(column).replace("Param: ", "");
+                final String value = cells.get(column);
+                if (value.isEmpty())
+                {
+                    continue;
+                }
+                if ("size".equals(param))
+                {
+                    size = (int)number(value);
+                }
+                else
+                {
+                    params += (params.isEmpty() ? "" : ", ") + param + "=" + value;
+                }
+            }
+            if (!params.isEmpty())
+            {
+                name.append(" (").append(params).append(')');
+            }
+            scores.add(new Score(name.toString(), cells.get(1), size, number(cells.get(4)), number(cells.get(5)),
+                cells.get(6)));
         }
         return scores;
     }

@@ -186,11 +186,12 @@ final class EngineLoan implements ReplyWait.Lender
     }
 
     @Override
-    public void runBorrowed()
+    public boolean runBorrowed()
     {
         try
         {
             cycle.doWork();
+            return true;
         }
         catch (final AgentTerminationException stopped)
         {
@@ -198,6 +199,7 @@ final class EngineLoan implements ReplyWait.Lender
             // thread): no more loans; the engine's thread stops its runner, and the waiter hears of the failure from
             // its request, which the failure ended.
             closed = true;
+            return false;
         }
         catch (final RuntimeException | Error ex)
         {

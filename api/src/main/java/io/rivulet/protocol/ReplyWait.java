@@ -70,8 +70,12 @@ public final class ReplyWait
         /** @return true when the calling thread now holds the engine's duty cycle, until {@link #giveBack}. */
         boolean tryBorrow();
 
-        /** The borrowing thread runs one duty cycle (it may sleep in the transport, 1 ms at most). */
-        void runBorrowed();
+        /**
+         * The borrowing thread runs one duty cycle (it may sleep in the transport, 1 ms at most).
+         *
+         * @return false once the engine stopped lending (it failed): the thread gives the cycle back and only waits.
+         */
+        boolean runBorrowed();
 
         /** The borrowing thread gives the duty cycle back. */
         void giveBack();
@@ -203,9 +207,9 @@ public final class ReplyWait
                 try
                 {
                     while (!waiter.done && !Thread.currentThread().isInterrupted() &&
-                        (timeout == null || System.nanoTime() - deadlineNs < 0))
+                        (timeout == null || System.nanoTime() - deadlineNs < 0) && lender.runBorrowed())
                     {
-                        lender.runBorrowed();
+                        Thread.onSpinWait(); // the cycle itself spins, yields and sleeps as the engine would
                     }
                 }
                 finally

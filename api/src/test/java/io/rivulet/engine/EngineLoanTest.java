@@ -66,22 +66,15 @@ class EngineLoanTest
         final int cyclesBefore = engine.cycles;
         assertThat(onCaller(() -> lender.tryBorrow() && lender.isBorrowedByCurrentThread())).isTrue();
         assertThat(lender.isBorrowedByCurrentThread()).isFalse();
-        onCaller(() ->
-        {
-            lender.runBorrowed();
-            return null;
-        });
+        assertThat(onCaller(lender::runBorrowed)).isTrue();
         assertThat(engine.cycles).as("the caller ran the idle cycle and the last look").isEqualTo(cyclesBefore + 2);
         assertThat(driver.waits).as("and slept in the transport itself").hasSize(1);
 
         assertThat(sleep.doWork()).isZero();
         assertThat(engine.cycles).as("the engine runs no cycle while it is borrowed").isEqualTo(cyclesBefore + 2);
         engine.work(5);
-        assertThat(onCaller(() ->
-        {
-            lender.runBorrowed();
-            return engine.cycles;
-        })).isEqualTo(cyclesBefore + 3);
+        assertThat(onCaller(lender::runBorrowed)).isTrue();
+        assertThat(engine.cycles).isEqualTo(cyclesBefore + 3);
 
         onCaller(() ->
         {
@@ -179,13 +172,13 @@ class EngineLoanTest
         final int slot = lender.enter(caller);
         idleToTheSleepPoint();
 
-        onCaller(() ->
+        assertThat(onCaller(() ->
         {
             lender.tryBorrow();
-            lender.runBorrowed(); // the failure is the engine's to report, not the waiter's
+            final boolean goesOn = lender.runBorrowed(); // the failure is the engine's to report, not the waiter's
             lender.giveBack();
-            return null;
-        });
+            return goesOn;
+        })).as("the borrower stops running cycles").isFalse();
 
         final int cyclesBefore = engine.cycles;
         sleep.doWork();

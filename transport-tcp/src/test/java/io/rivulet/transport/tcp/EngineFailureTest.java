@@ -25,6 +25,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -40,6 +41,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -113,6 +115,40 @@ class EngineFailureTest
         bomb.arm(cause);
 
         scene.assertFailedStopped(cause, policy);
+    }
+
+    @Test
+    @ScaledTimeout(90)
+    void shouldCloseTheNodeWhenTheErrorEscapesACycleThatABlockedCallerRuns() throws Exception
+    {
+        final FailingLayer bomb = new FailingLayer();
+        final Scene scene = new Scene(ThreadingMode.SHARED, EngineFailure.CLOSE,
+            new Rivulet.Context().extension(executor -> bomb), new TcpTransport());
+        final AtomicReference<Throwable> thrown = new AtomicReference<>();
+        final Thread caller = new Thread(() ->
+        {
+            try
+            {
+                scene.toPeer.requestResponse(Message.of("blocked on the peer")).block(TIMEOUT);
+            }
+            catch (final Throwable error)
+            {
+                thrown.set(error);
+            }
+        }, "blocked-caller");
+        caller.start();
+        // The failing node's engine has nothing to do: it lends its duty cycle to the blocked caller (EngineLoan).
+        Await.until(TIMEOUT, () -> Arrays.toString(caller.getStackTrace()).contains("EngineLoan.runBorrowed"),
+            () -> "the blocked caller runs the engine's cycle: " + Arrays.toString(caller.getStackTrace()));
+        final OutOfMemoryError cause = new OutOfMemoryError("Java heap space (test: a borrowed cycle)");
+
+        bomb.arm(cause);
+
+        caller.join(TIMEOUT.toMillis());
+        assertThat(caller.isAlive()).isFalse();
+        assertThat(thrown.get()).as("the caller's own request ends with the node's failure")
+            .isInstanceOf(RivuletException.class).hasMessageContaining("node failed: ").hasCause(cause);
+        scene.assertFailedStopped(cause, EngineFailure.CLOSE);
     }
 
     @ParameterizedTest(name = "{0}")

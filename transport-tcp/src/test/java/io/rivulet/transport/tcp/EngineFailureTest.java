@@ -41,7 +41,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -124,29 +123,16 @@ class EngineFailureTest
         final FailingLayer bomb = new FailingLayer();
         final Scene scene = new Scene(ThreadingMode.SHARED, EngineFailure.CLOSE,
             new Rivulet.Context().extension(executor -> bomb), new TcpTransport());
-        final AtomicReference<Throwable> thrown = new AtomicReference<>();
-        final Thread caller = new Thread(() ->
-        {
-            try
-            {
-                scene.toPeer.requestResponse(Message.of("blocked on the peer")).block(TIMEOUT);
-            }
-            catch (final Throwable error)
-            {
-                thrown.set(error);
-            }
-        }, "blocked-caller");
-        caller.start();
+        final BlockedCaller caller = new BlockedCaller(TIMEOUT,
+            () -> scene.toPeer.requestResponse(Message.of("blocked on the peer")).block(TIMEOUT));
         // The failing node's engine has nothing to do: it lends its duty cycle to the blocked caller (EngineLoan).
-        Await.until(TIMEOUT, () -> Arrays.toString(caller.getStackTrace()).contains("EngineLoan.runBorrowed"),
-            () -> "the blocked caller runs the engine's cycle: " + Arrays.toString(caller.getStackTrace()));
+        caller.awaitIn("EngineLoan.runBorrowed");
         final OutOfMemoryError cause = new OutOfMemoryError("Java heap space (test: a borrowed cycle)");
 
         bomb.arm(cause);
 
-        caller.join(TIMEOUT.toMillis());
-        assertThat(caller.isAlive()).isFalse();
-        assertThat(thrown.get()).as("the caller's own request ends with the node's failure")
+        caller.join();
+        assertThat(caller.thrown()).as("the caller's own request ends with the node's failure")
             .isInstanceOf(RivuletException.class).hasMessageContaining("node failed: ").hasCause(cause);
         scene.assertFailedStopped(cause, EngineFailure.CLOSE);
     }

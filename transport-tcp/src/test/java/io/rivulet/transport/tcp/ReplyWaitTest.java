@@ -14,15 +14,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,6 +45,7 @@ class ReplyWaitTest
 
     private final List<Throwable> errors = new CopyOnWriteArrayList<>();
     private final List<Rivulet> nodes = new ArrayList<>();
+    private final Map<String, Sinks.Empty<Void>> holds = new ConcurrentHashMap<>();
 
     @AfterEach
     void closeNodes()
@@ -147,25 +152,14 @@ class ReplyWaitTest
             .block(TIMEOUT);
         final Connection connection = launch(ThreadingMode.SHARED, "park").connect(server.localAddress())
             .block(TIMEOUT);
-        final AtomicReference<Throwable> thrown = new AtomicReference<>();
-        final Thread waiter = new Thread(() ->
-        {
-            try
-            {
-                connection.requestResponse(Message.of("wait")).block(TIMEOUT);
-            }
-            catch (final Throwable error)
-            {
-                thrown.set(error);
-            }
-        });
-        waiter.start();
+        final BlockedCaller waiter = new BlockedCaller(TIMEOUT,
+            () -> connection.requestResponse(Message.of("wait")).block(TIMEOUT));
         assertThat(handled.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
 
         waiter.interrupt();
-        waiter.join(TIMEOUT.toMillis());
+        waiter.join();
 
-        assertThat(thrown.get()).isNotNull().satisfies(error ->
+        assertThat(waiter.thrown()).isNotNull().satisfies(error ->
             assertThat(error.getCause()).isInstanceOf(InterruptedException.class));
         Await.until(TIMEOUT, cancelled::get, () -> "the server's handler cancelled");
     }
@@ -190,28 +184,34 @@ class ReplyWaitTest
     void shouldRunASleepingEnginesCycleOnTheBlockedCallersThreadUnlessToldNotTo(final boolean runsEngine)
         throws Exception
     {
-        final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0", slowEcho()).block(TIMEOUT);
-        final Connection connection = launch("park", runsEngine).connect(server.localAddress()).block(TIMEOUT);
-        final AtomicReference<String> replied = new AtomicReference<>();
-        final Thread caller = new Thread(() ->
-            replied.set(connection.requestResponse(Message.of("slow")).block(TIMEOUT).dataUtf8()), "caller");
-
-        // The reply comes 200 ms later: long after the client's engine reached its sleep point with a caller waiting.
-        caller.start();
-        Thread.sleep(100);
-        final String stack = Arrays.toString(caller.getStackTrace());
-        caller.join(TIMEOUT.toMillis());
-
-        assertThat(replied.get()).isEqualTo("slow");
-        if (runsEngine)
+        final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0", heldEcho("held"))
+            .block(TIMEOUT);
+        final AtomicReference<Thread> engine = new AtomicReference<>();
+        final Connection connection = launch(new Rivulet.Context().threadFactory(runnable ->
         {
-            assertThat(stack).as("the caller runs the engine's cycle, asleep in its selector")
-                .contains("EngineLoan.runBorrowed", "TcpTransportDriver.awaitWork");
-        }
-        else
+            final Thread thread = new Thread(runnable, "client-engine");
+            engine.set(thread);
+            return thread;
+        }), "park", runsEngine).connect(server.localAddress()).block(TIMEOUT);
+
+        // The reply is held until released: the client's engine reaches its sleep point with the caller waiting.
+        final BlockedCaller caller = new BlockedCaller(TIMEOUT,
+            () -> connection.requestResponse(Message.of("held")).block(TIMEOUT));
+        // Who sleeps in the selector, in 20 looks in a row (a moment between two states does not count).
+        final String sleeper = "TcpTransportDriver.awaitWork";
+        final AtomicInteger inARow = new AtomicInteger();
+        Await.until(TIMEOUT, () ->
         {
-            assertThat(stack).as("the caller parks").doesNotContain("EngineLoan.runBorrowed").contains("park");
-        }
+            final boolean held = runsEngine ?
+                caller.stack().contains("EngineLoan.runBorrowed") && caller.stack().contains(sleeper) :
+                caller.stack().contains(".park") && Arrays.toString(engine.get().getStackTrace()).contains(sleeper);
+            return (held ? inARow.incrementAndGet() : inARow.getAndSet(0)) >= 20;
+        }, () -> (runsEngine ? "the caller runs the engine's cycle, asleep in the selector: " :
+            "the caller parks while the engine sleeps in the selector: ") + caller.stack());
+        release("held");
+        caller.join();
+
+        assertThat(caller.reply().dataUtf8()).isEqualTo("held");
         for (int i = 0; i < 500; i++)
         {
             assertThat(connection.requestResponse(Message.of("m" + i)).block(TIMEOUT).dataUtf8()).isEqualTo("m" + i);
@@ -221,16 +221,33 @@ class ReplyWaitTest
 
     @Test
     @ScaledTimeout(60)
-    void shouldRefuseToBlockInsideACycleTheBlockedCallerRuns()
+    void shouldRefuseToBlockInsideACycleTheBlockedCallerRuns() throws Exception
     {
-        final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0", slowEcho()).block(TIMEOUT);
+        final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0",
+            heldEcho("first", "second")).block(TIMEOUT);
         final Connection connection = launch("park", true).connect(server.localAddress()).block(TIMEOUT);
         final AtomicReference<Throwable> refused = new AtomicReference<>();
         final AtomicReference<Thread> deliveredOn = new AtomicReference<>();
+        final Thread test = Thread.currentThread();
 
-        // The first reply (200 ms) arrives while this thread waits for the second (400 ms) and runs the cycle: its
-        // subscriber runs there, and blocking in it could never see its own reply.
-        connection.requestResponse(Message.of("slow")).subscribe(reply ->
+        // The first reply is released while this thread waits for the second and runs the cycle: its subscriber runs
+        // there, and blocking in it could never see its own reply.
+        final BlockedCaller releaser = new BlockedCaller(TIMEOUT, () ->
+        {
+            try
+            {
+                Await.until(TIMEOUT, () -> Arrays.toString(test.getStackTrace()).contains("EngineLoan.runBorrowed"),
+                    () -> "the test's thread runs the engine's cycle");
+                release("first");
+                Await.until(TIMEOUT, () -> refused.get() != null, () -> "the nested block() refused");
+                return null;
+            }
+            finally
+            {
+                release("second");
+            }
+        });
+        connection.requestResponse(Message.of("first")).subscribe(reply ->
         {
             deliveredOn.set(Thread.currentThread());
             try
@@ -242,8 +259,10 @@ class ReplyWaitTest
                 refused.set(error);
             }
         });
-        assertThat(connection.requestResponse(Message.of("slower")).block(TIMEOUT).dataUtf8()).isEqualTo("slower");
+        assertThat(connection.requestResponse(Message.of("second")).block(TIMEOUT).dataUtf8()).isEqualTo("second");
+        releaser.join();
 
+        assertThat(releaser.thrown()).isNull();
         assertThat(deliveredOn.get()).isSameAs(Thread.currentThread());
         assertThat(refused.get()).isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("inside the engine's duty cycle");
@@ -263,31 +282,25 @@ class ReplyWaitTest
         // channels are non-blocking, so an interrupt, wherever it lands in a borrowed cycle, only ends the wait.
         for (int round = 0; round < 20; round++)
         {
-            final AtomicReference<Throwable> thrown = new AtomicReference<>();
             final CountDownLatch started = new CountDownLatch(1);
-            final Thread waiter = new Thread(() ->
+            final BlockedCaller waiter = new BlockedCaller(TIMEOUT, () ->
             {
-                try
+                for (int i = 0; i < 50; i++)
                 {
-                    for (int i = 0; i < 50; i++)
-                    {
-                        connection.requestResponse(Message.of("r" + i)).block(TIMEOUT);
-                    }
-                    started.countDown();
-                    connection.requestResponse(Message.of("hang")).block(TIMEOUT);
+                    connection.requestResponse(Message.of("r" + i)).block(TIMEOUT);
                 }
-                catch (final Throwable error)
-                {
-                    thrown.set(error);
-                }
+                started.countDown();
+                return connection.requestResponse(Message.of("hang")).block(TIMEOUT);
             });
-            waiter.start();
             assertThat(started.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-            Thread.sleep(round % 5); // from inside the request's first cycles to well into its sleep
+            if (round % 2 == 1)
+            {
+                waiter.awaitIn("EngineLoan.runBorrowed"); // else at once: in the request's first cycles, or before
+            }
             waiter.interrupt();
-            waiter.join(TIMEOUT.toMillis());
+            waiter.join();
 
-            assertThat(thrown.get()).as("round %d", round).isNotNull()
+            assertThat(waiter.thrown()).as("round %d", round).isNotNull()
                 .satisfies(error -> assertThat(error.getCause()).isInstanceOf(InterruptedException.class));
             assertThat(connection.requestResponse(Message.of("still")).block(TIMEOUT).dataUtf8()).isEqualTo("still");
         }
@@ -346,40 +359,37 @@ class ReplyWaitTest
             .build()).block(TIMEOUT);
         final Rivulet client = launch("park", true);
         final Connection connection = client.connect(server.localAddress()).block(TIMEOUT);
-        final AtomicReference<Throwable> thrown = new AtomicReference<>();
-        final Thread waiter = new Thread(() ->
-        {
-            try
-            {
-                connection.requestResponse(Message.of("wait")).block(TIMEOUT);
-            }
-            catch (final Throwable error)
-            {
-                thrown.set(error);
-            }
-        });
-        waiter.start();
+        final BlockedCaller waiter = new BlockedCaller(TIMEOUT,
+            () -> connection.requestResponse(Message.of("wait")).block(TIMEOUT));
         assertThat(handled.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-        Thread.sleep(50); // the client's engine has lent its cycle to the waiter by now
+        waiter.awaitIn("EngineLoan.runBorrowed"); // the client's engine has lent its cycle to the waiter
 
         final long startNs = System.nanoTime();
         client.close();
-        waiter.join(TIMEOUT.toMillis());
+        waiter.join();
 
-        assertThat(waiter.isAlive()).isFalse();
-        assertThat(thrown.get()).isInstanceOf(io.rivulet.ConnectionClosedException.class);
+        assertThat(waiter.thrown()).isInstanceOf(io.rivulet.ConnectionClosedException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - startNs)).as("the close did not wait out a timeout")
             .isLessThan(Duration.ofSeconds(4));
     }
 
-    private static Responder slowEcho()
+    /** Echoes, but holds the reply to each of {@code held} until the test releases it. */
+    private Responder heldEcho(final String... held)
     {
+        for (final String text : held)
+        {
+            holds.put(text, Sinks.empty());
+        }
         return Responder.builder().requestResponse(request ->
         {
-            final String text = request.dataUtf8();
-            return "slow".equals(text) ? Mono.just(request).delayElement(Duration.ofMillis(200)) :
-                "slower".equals(text) ? Mono.just(request).delayElement(Duration.ofMillis(400)) : Mono.just(request);
+            final Sinks.Empty<Void> hold = holds.get(request.dataUtf8());
+            return hold == null ? Mono.just(request) : Mono.just(request).delayUntil(ignored -> hold.asMono());
         }).build();
+    }
+
+    private void release(final String held)
+    {
+        holds.get(held).tryEmitEmpty();
     }
 
     private static Responder echo()
@@ -389,7 +399,13 @@ class ReplyWaitTest
 
     private Rivulet launch(final String replyIdleStrategy, final boolean replyWaitRunsEngine)
     {
-        final Rivulet node = Rivulet.launch(new Rivulet.Context()
+        return launch(new Rivulet.Context(), replyIdleStrategy, replyWaitRunsEngine);
+    }
+
+    private Rivulet launch(final Rivulet.Context context, final String replyIdleStrategy,
+        final boolean replyWaitRunsEngine)
+    {
+        final Rivulet node = Rivulet.launch(context
             .transport(new TcpTransport())
             .replyIdleStrategy(replyIdleStrategy)
             .replyWaitRunsEngine(replyWaitRunsEngine)

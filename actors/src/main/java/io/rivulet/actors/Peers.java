@@ -34,10 +34,6 @@ final class Peers
     private volatile boolean closed;
 
     /**
-     * @param node         the node whose connections the actors share.
-     * @param retryAfterNs how long a failed connect is remembered.
-     */
-    /**
      * @param node         the node the actor system runs on.
      * @param retryAfterNs how long a failed connect is remembered before the next attempt.
      * @param lost         told why a connection to a peer was lost (not when it was closed), unless the system is

@@ -201,7 +201,8 @@ public final class Rivulet implements AutoCloseable
                     final Agent guarded = failStop.owner(sleep);
                     // ... and lends its cycle to threads blocked on replies meanwhile (EngineLoan).
                     lender = context.replyWaitRunsEngine() ? sleep.lender(guarded) : null;
-                    runners = new AgentRunner[]{new AgentRunner(new NoOpIdleStrategy(), agentErrors, null, guarded)};
+                    runners = new AgentRunner[]{new AgentRunner(new NoOpIdleStrategy(), agentErrors, null,
+                        sleep.engineThread(guarded))};
                 }
                 else
                 {

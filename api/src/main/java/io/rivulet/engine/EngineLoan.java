@@ -188,6 +188,10 @@ final class EngineLoan implements ReplyWait.Lender
     @Override
     public boolean runBorrowed()
     {
+        if (closed)
+        {
+            return false; // the engine's thread is closing: it takes the cycle back as soon as this thread gives it
+        }
         try
         {
             cycle.doWork();

@@ -94,11 +94,6 @@ public final class EngineSleep implements Agent, EngineWake
     @Override
     public int doWork() throws Exception
     {
-        if (loan.isOut() && loan.isEngineThread())
-        {
-            loan.awaitReturn(); // a waiting application thread runs the cycles meanwhile
-            return 0;
-        }
         final int work = engine.doWork();
         if (work > 0)
         {
@@ -150,6 +145,49 @@ public final class EngineSleep implements Agent, EngineWake
         }
         loan.lend(); // with the flag down: the borrower raises it for its own sleep
         return 0;
+    }
+
+    /**
+     * What the engine's runner runs: the guarded cycle while the engine's thread holds it, and a park while it is lent
+     * or borrowed. The park is outside the guard: the guard's own look for a failure of another thread ("another
+     * agent failed") would otherwise run the failure path on the engine's thread while a borrower is still in it.
+     *
+     * @param guarded this agent inside the fail-stop guard, as {@link #lender} gets it.
+     * @return the agent for the engine's {@code AgentRunner}.
+     */
+    public Agent engineThread(final Agent guarded)
+    {
+        return new Agent()
+        {
+            @Override
+            public void onStart()
+            {
+                guarded.onStart();
+            }
+
+            @Override
+            public int doWork() throws Exception
+            {
+                if (loan.isOut() && loan.isEngineThread())
+                {
+                    loan.awaitReturn(); // a waiting application thread runs the cycles meanwhile
+                    return 0;
+                }
+                return guarded.doWork();
+            }
+
+            @Override
+            public void onClose()
+            {
+                guarded.onClose();
+            }
+
+            @Override
+            public String roleName()
+            {
+                return guarded.roleName();
+            }
+        };
     }
 
     /**

@@ -73,7 +73,8 @@ public final class ReplyWait
         /**
          * The borrowing thread runs one duty cycle (it may sleep in the transport, 1 ms at most).
          *
-         * @return false once the engine stopped lending (it failed): the thread gives the cycle back and only waits.
+         * @return false once the engine stopped lending (it failed or is closing): the thread gives the cycle back and
+         * only waits.
          */
         boolean runBorrowed();
 

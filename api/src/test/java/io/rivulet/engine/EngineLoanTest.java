@@ -7,7 +7,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +29,8 @@ class EngineLoanTest
     private final ScriptedEngine engine = new ScriptedEngine();
     /** A still clock: the spins and yields run their full count, never cut short by time. */
     private final EngineSleep sleep = new EngineSleep(engine, driver, () -> 1_000_000_000L);
+    /** What the engine's runner runs (no fail-stop guard here, except in the test of the guard). */
+    private final Agent engineThread = sleep.engineThread(sleep);
     private final ExecutorService callerThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "caller"));
     private Thread caller;
 
@@ -70,7 +75,7 @@ class EngineLoanTest
         assertThat(engine.cycles).as("the caller ran the idle cycle and the last look").isEqualTo(cyclesBefore + 2);
         assertThat(driver.waits).as("and slept in the transport itself").hasSize(1);
 
-        assertThat(sleep.doWork()).isZero();
+        assertThat(engineThread.doWork()).isZero();
         assertThat(engine.cycles).as("the engine runs no cycle while it is borrowed").isEqualTo(cyclesBefore + 2);
         engine.work(5);
         assertThat(onCaller(lender::runBorrowed)).isTrue();
@@ -82,9 +87,9 @@ class EngineLoanTest
             lender.leave(slot);
             return null;
         });
-        assertThat(sleep.doWork()).as("a loan nobody runs: the engine's park ends and takes it back").isZero();
+        assertThat(engineThread.doWork()).as("a loan nobody runs: the engine's park ends and takes it back").isZero();
         assertThat(engine.cycles).isEqualTo(cyclesBefore + 3);
-        sleep.doWork();
+        engineThread.doWork();
         assertThat(engine.cycles).as("the engine runs its cycles again").isEqualTo(cyclesBefore + 4);
     }
 
@@ -129,7 +134,7 @@ class EngineLoanTest
         assertThat(onCaller(lender::tryBorrow)).as("back with the engine").isFalse();
         final int cyclesBefore = engine.cycles;
         engine.work(1);
-        assertThat(sleep.doWork()).as("the engine runs at once").isEqualTo(1);
+        assertThat(engineThread.doWork()).as("the engine runs at once").isEqualTo(1);
         assertThat(engine.cycles).isEqualTo(cyclesBefore + 1);
     }
 
@@ -144,11 +149,32 @@ class EngineLoanTest
         sleep.onClose();
 
         assertThat(onCaller(lender::tryBorrow)).isFalse();
-        sleep.doWork();
-        sleep.doWork();
+        engineThread.doWork();
+        engineThread.doWork();
         assertThat(driver.waits).as("sleeps in the transport: a waiter is there, but the engine is closing")
             .isNotEmpty();
         assertThat(sleep.lends()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldStopTheBorrowerAtItsNextCycleWhenTheEngineCloses() throws Exception
+    {
+        final ReplyWait.Lender lender = borrowedByTheCaller();
+        final CompletableFuture<Void> closing = CompletableFuture.runAsync(engineThread::onClose);
+
+        onCaller(() ->
+        {
+            // The borrower's loop: its reply never comes here, so only the close can end it (within one cycle).
+            while (lender.runBorrowed())
+            {
+                Thread.onSpinWait();
+            }
+            lender.giveBack();
+            return null;
+        });
+
+        closing.get(4, TimeUnit.SECONDS); // the engine's thread has the cycle back, before the 5 s of a stuck borrower
+        assertThat(onCaller(lender::tryBorrow)).isFalse();
     }
 
     @Test
@@ -181,13 +207,66 @@ class EngineLoanTest
         })).as("the borrower stops running cycles").isFalse();
 
         final int cyclesBefore = engine.cycles;
-        sleep.doWork();
+        engineThread.doWork();
         assertThat(engine.cycles).as("back with the engine's thread at once (its idle cycle and last look), whose " +
             "guard then stops its runner").isEqualTo(cyclesBefore + 2);
         assertThat(driver.waits).as("no loan: a sleep in the transport").hasSize(1);
         assertThat(onCaller(lender::tryBorrow)).isFalse();
         assertThat(sleep.lends()).as("a waiter is still there, but no more loans").isEqualTo(1);
         lender.leave(slot);
+    }
+
+    @Test
+    void shouldKeepTheEnginesThreadOutOfTheGuardedCycleWhileACallerBorrowsIt() throws Exception
+    {
+        // The fail-stop guard looks for another thread's failure before it runs the cycle, and runs the failure path
+        // where it sees one: on the engine's thread it did so while the borrower that failed was still recording the
+        // cause (a CI run's EngineFailureTest saw the fallback failure instead of the cause).
+        final List<String> entered = new CopyOnWriteArrayList<>();
+        final Agent guard = new Agent()
+        {
+            @Override
+            public int doWork() throws Exception
+            {
+                entered.add(Thread.currentThread().getName());
+                return sleep.doWork();
+            }
+
+            @Override
+            public String roleName()
+            {
+                return "guard";
+            }
+        };
+        final Agent runner = sleep.engineThread(guard);
+        final ReplyWait.Lender lender = sleep.lender(guard);
+        final int slot = lender.enter(caller);
+        for (int i = 0; i <= EngineSleep.SPINS + EngineSleep.YIELDS; i++)
+        {
+            runner.doWork();
+        }
+        assertThat(sleep.lends()).isEqualTo(1);
+        final String engineThreadName = Thread.currentThread().getName();
+        assertThat(entered).hasSize(EngineSleep.SPINS + EngineSleep.YIELDS + 1).containsOnly(engineThreadName);
+        assertThat(onCaller(lender::tryBorrow)).isTrue();
+        entered.clear();
+
+        for (int i = 0; i < 3; i++)
+        {
+            assertThat(runner.doWork()).as("the engine's park ends, the cycle is still borrowed").isZero();
+        }
+        assertThat(onCaller(lender::runBorrowed)).isTrue();
+
+        assertThat(entered).as("only the borrower entered the guard").containsExactly("caller");
+        onCaller(() ->
+        {
+            lender.leave(slot);
+            lender.giveBack();
+            return null;
+        });
+        runner.doWork(); // the lent cycle nobody runs: the park ends and takes it back
+        runner.doWork();
+        assertThat(entered).as("back with the engine's thread").containsExactly("caller", engineThreadName);
     }
 
     @Test
@@ -217,7 +296,7 @@ class EngineLoanTest
     {
         for (int i = 0; i <= EngineSleep.SPINS + EngineSleep.YIELDS; i++)
         {
-            sleep.doWork();
+            engineThread.doWork();
         }
     }
 

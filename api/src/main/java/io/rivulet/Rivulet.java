@@ -61,8 +61,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -105,12 +107,18 @@ public final class Rivulet implements AutoCloseable
     private final TopicRegistry topics;
     private final RegionRegistry regions;
     private final AgentRunner[] runners;
+    /** The runners' threads, kept here: a runner forgets its thread once it is closing. */
+    private final Thread[] engineThreads;
     private final AgentInvoker invoker;
     /** Serialises INVOKER duty cycles between the application's {@link #invoke()} and threads blocking on replies. */
     private final java.util.concurrent.locks.ReentrantLock invokeLock = new java.util.concurrent.locks.ReentrantLock();
     private final FailStop failStop;
+    /** The sleeping engine's loan of its duty cycle to blocked callers; null when it does not lend. */
+    private final ReplyWait.Lender lender;
     private final Codecs codecs;
-    private volatile boolean closed;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Counted down once the engine has stopped, whoever closed the node. */
+    private final CountDownLatch stopped = new CountDownLatch(1);
 
     private Rivulet(final Context context)
     {
@@ -181,7 +189,7 @@ public final class Rivulet implements AutoCloseable
         // Fail-stop: an error escaping an agent closes the node (FailStop); the guards wrap what each thread runs.
         failStop = new FailStop(conductor, context.threadingMode() == ThreadingMode.DEDICATED,
             cause -> onEngineFailure(cause, errorHandler));
-        ReplyWait.Lender lender = null;
+        ReplyWait.Lender loan = null;
         switch (context.threadingMode())
         {
             case DEDICATED:
@@ -200,7 +208,7 @@ public final class Rivulet implements AutoCloseable
                     commands.engineWake(sleep);
                     final Agent guarded = failStop.owner(sleep);
                     // ... and lends its cycle to threads blocked on replies meanwhile (EngineLoan).
-                    lender = context.replyWaitRunsEngine() ? sleep.lender(guarded) : null;
+                    loan = context.replyWaitRunsEngine() ? sleep.lender(guarded) : null;
                     runners = new AgentRunner[]{new AgentRunner(new NoOpIdleStrategy(), agentErrors, null,
                         sleep.engineThread(guarded))};
                 }
@@ -218,11 +226,18 @@ public final class Rivulet implements AutoCloseable
                     failStop.owner(new CompositeAgent(sender.leadingPass(), conductor, topicSender, sender)));
                 invoker.start();
         }
+        lender = loan;
         conductor.replyWait(new ReplyWait(context.replyIdleStrategy(),
             context.threadingMode() == ThreadingMode.INVOKER ? this::invokeForWaiter : null, lender));
-        for (final AgentRunner runner : runners)
+        engineThreads = new Thread[runners.length];
+        for (int i = 0; i < runners.length; i++)
         {
-            AgentRunner.startOnThread(runner, context.threadFactory());
+            final int index = i;
+            AgentRunner.startOnThread(runners[i], runnable ->
+            {
+                engineThreads[index] = context.threadFactory().newThread(runnable);
+                return engineThreads[index];
+            });
         }
     }
 
@@ -484,7 +499,7 @@ public final class Rivulet implements AutoCloseable
     public Publication publication(final String topic, final TopicOptions options)
     {
         throwIfFailed();
-        if (closed)
+        if (closed.get())
         {
             throw new IllegalStateException("node is closed");
         }
@@ -512,7 +527,7 @@ public final class Rivulet implements AutoCloseable
     public ExposedRegion exposeRegion(final String name, final int length, final RegionAccess... access)
     {
         throwIfFailed();
-        if (closed)
+        if (closed.get())
         {
             throw new IllegalStateException("node is closed");
         }
@@ -553,7 +568,7 @@ public final class Rivulet implements AutoCloseable
 
     /**
      * Runs on the invoker under the lock that waiting callers take, so that a thread blocking on a reply never runs a
-     * cycle beside it (reentrant: close() from inside a cycle still runs).
+     * cycle beside it.
      */
     private void invokeLocked(final Runnable action)
     {
@@ -625,15 +640,24 @@ public final class Rivulet implements AutoCloseable
      * Closes every connection (in-flight streams end with {@link ConnectionClosedException}) and
      * server, then stops the engine. Waits at most a few seconds. Idempotent. After an engine failure (see
      * {@link EngineFailure}) it releases what is left at once and keeps the node file, which says DEAD and why.
+     *
+     * <p>Called from inside the engine's duty cycle (a responder's handler, a subscriber that runs on the engine, the
+     * error handler, a thread blocked on a reply that runs the cycle, or {@link #invoke()} in INVOKER mode), it starts
+     * the close and returns at once: the engine must run on to close the connections, so waiting there would wait for
+     * itself. The close then ends on a thread of the node's {@link Context#threadFactory}, as it would here. A later
+     * or concurrent {@code close()} from outside the cycle returns once the node has closed, whoever closes it.
      */
     @Override
     public void close()
     {
-        if (closed)
+        if (!closed.compareAndSet(false, true))
         {
+            if (!isInsideDutyCycle())
+            {
+                awaitStopped(); // another thread (perhaps a closer started from a cycle) is closing the node
+            }
             return;
         }
-        closed = true;
         try
         {
             topics.closeAll();
@@ -643,29 +667,87 @@ public final class Rivulet implements AutoCloseable
         {
             // The engine failed (its command queue refuses): it closed everything already.
         }
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!failStop.isFailed() && !conductor.isQuiescent() && System.nanoTime() - deadlineNs < 0)
+        if (isInsideDutyCycle())
         {
+            final Thread closer = context.threadFactory().newThread(this::awaitShutdownAndStop);
+            closer.setName("rivulet-close-" + context.nodeName());
+            closer.start();
+            return;
+        }
+        awaitShutdownAndStop();
+    }
+
+    /** @return true when the calling thread runs the engine's duty cycle now, or is one of the engine's threads. */
+    private boolean isInsideDutyCycle()
+    {
+        if (invokeLock.isHeldByCurrentThread() || (lender != null && lender.isBorrowedByCurrentThread()))
+        {
+            return true;
+        }
+        for (final Thread engineThread : engineThreads)
+        {
+            if (engineThread == Thread.currentThread())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** After the shutdown was requested: waits (bounded) for the engine to close the connections, then stops it. */
+    private void awaitShutdownAndStop()
+    {
+        try
+        {
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!failStop.isFailed() && !conductor.isQuiescent() && System.nanoTime() - deadlineNs < 0)
+            {
+                if (invoker != null)
+                {
+                    invokeLocked(invoker::invoke);
+                }
+                else
+                {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+            }
             if (invoker != null)
             {
-                invokeLocked(invoker::invoke);
+                invokeLocked(invoker::close);
             }
-            else
+            // The sender's thread first (DEDICATED): the conductor's onClose closes links and the transport, which
+            // must not happen under a send.
+            for (int i = runners.length - 1; i >= 0; i--)
             {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                runners[i].close();
+            }
+            counters.close();
+        }
+        finally
+        {
+            stopped.countDown();
+        }
+    }
+
+    private void awaitStopped()
+    {
+        boolean interrupted = false;
+        while (true)
+        {
+            try
+            {
+                stopped.await();
+                break;
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true; // the close is bounded; finish waiting, and keep the interrupt for the caller
             }
         }
-        if (invoker != null)
+        if (interrupted)
         {
-            invokeLocked(invoker::close);
+            Thread.currentThread().interrupt();
         }
-        // The sender's thread first (DEDICATED): the conductor's onClose closes links and the transport, which must
-        // not happen under a send.
-        for (int i = runners.length - 1; i >= 0; i--)
-        {
-            runners[i].close();
-        }
-        counters.close();
     }
 
     /**

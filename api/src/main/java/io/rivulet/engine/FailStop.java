@@ -44,9 +44,12 @@ public final class FailStop
     public static final int EXIT_STATUS = 70;
     /** How long the conductor waits for the sender's thread to stop (DEDICATED) before it closes the links anyway. */
     static final long SENDER_STOP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(1);
-    /** Stops an agent's runner or invoker; expected, so that the runner does not report the failure a second time. */
+    /**
+     * Stops an agent's runner or invoker; expected, so that the runner does not report the failure a second time
+     * (Agrona's arguments: message, cause, expected, suppression, writable stack trace; none is needed).
+     */
     private static final AgentTerminationException STOP =
-        new AgentTerminationException("the engine failed", null, false, false, true);
+        new AgentTerminationException("the engine failed", null, true, false, false);
 
     private final Conductor conductor;
     private final boolean dedicated;

@@ -265,6 +265,8 @@ class EngineFailureTest
 
             // Closing the failed node is quick and keeps its file, which still says why it died.
             failing.close();
+            assertThat(errors).as("the cause, once: stopping the engine's threads is no error of its own")
+                .containsExactly(cause);
             assertThat(Files.exists(file)).isTrue();
             try (NodeFile nodeFile = NodeFile.open(file))
             {

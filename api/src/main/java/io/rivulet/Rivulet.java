@@ -204,7 +204,7 @@ public final class Rivulet implements AutoCloseable
                 if (context.defaultBackoff() && driver.canAwaitWork() && !context.topicDatagrams())
                 {
                     // The default back-off sleeps in the transport's selector instead of parking (EngineSleep).
-                    final EngineSleep sleep = new EngineSleep(engine, driver);
+                    final EngineSleep sleep = new EngineSleep(engine, driver, counters);
                     commands.engineWake(sleep);
                     final Agent guarded = failStop.owner(sleep);
                     // ... and lends its cycle to threads blocked on replies meanwhile (EngineLoan).

@@ -58,6 +58,10 @@ public final class CounterTypes
     public static final int NODE_REGION_OPS_EMULATED = 19;
     /** Total: one-sided region operations this node posted to peers' memory. */
     public static final int NODE_REGION_OPS_POSTED = 20;
+    /** Total: times the engine (or a caller running its cycle) slept in the transport's selector, idle. */
+    public static final int NODE_ENGINE_SLEEPS = 21;
+    /** Total: times the sleeping engine lent its duty cycle to a caller blocked on a reply (EngineLoan). */
+    public static final int NODE_ENGINE_LOANS = 22;
 
     // ---------------------------------------------------------------------- per connection (100..199)
 
@@ -158,6 +162,8 @@ public final class CounterTypes
             case NODE_LINKS_REJECTED: return "rivulet.links.rejected";
             case NODE_REGION_OPS_EMULATED: return "rivulet.region.ops.emulated";
             case NODE_REGION_OPS_POSTED: return "rivulet.region.ops.posted";
+            case NODE_ENGINE_SLEEPS: return "rivulet.engine.sleeps";
+            case NODE_ENGINE_LOANS: return "rivulet.engine.loans";
             case CONNECTION_FRAMES_IN: return "rivulet.connection.frames.in";
             case CONNECTION_BYTES_IN: return "rivulet.connection.bytes.in";
             case CONNECTION_MESSAGES_IN: return "rivulet.connection.messages.in";

@@ -64,6 +64,10 @@ public final class NodeCounters implements AutoCloseable
     public final AtomicCounter regionOpsEmulated;
     /** One-sided region operations this node posted to peers' memory (conductor). */
     public final AtomicCounter regionOpsPosted;
+    /** Idle sleeps in the transport's selector of a SHARED engine on the default back-off (engine, or borrower). */
+    public final AtomicCounter engineSleeps;
+    /** Loans of that engine's duty cycle to callers blocked on a reply (engine). */
+    public final AtomicCounter engineLoans;
     /**
      * Requester-side request-response round trips, from the request written into the outbound ring to its reply
      * handed over, in the node file's histogram region (conductor, the single writer).
@@ -100,6 +104,8 @@ public final class NodeCounters implements AutoCloseable
         linksRejected = node(CounterTypes.NODE_LINKS_REJECTED, "links rejected");
         regionOpsEmulated = node(CounterTypes.NODE_REGION_OPS_EMULATED, "region ops emulated");
         regionOpsPosted = node(CounterTypes.NODE_REGION_OPS_POSTED, "region ops posted one-sided");
+        engineSleeps = node(CounterTypes.NODE_ENGINE_SLEEPS, "engine sleeps in the transport");
+        engineLoans = node(CounterTypes.NODE_ENGINE_LOANS, "engine cycles lent to blocked callers");
         requestLatency = nodeFile.histogram(NodeFileLayout.HISTOGRAM_REQUEST_RESPONSE);
     }
 

@@ -3,6 +3,7 @@ package io.rivulet.engine;
 import io.rivulet.protocol.ReplyWait;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,8 +53,14 @@ final class EngineLoan implements ReplyWait.Lender
     private volatile Thread engineThread;
     private volatile Thread borrower;
     private volatile boolean closed;
+    private final AtomicCounter lends;
     private Agent cycle;
-    private long lends;
+
+    /** @param lends counts the loans ({@code NodeCounters.engineLoans}). */
+    EngineLoan(final AtomicCounter lends)
+    {
+        this.lends = lends;
+    }
 
     /** The engine's own thread, on its start: the one that lends and parks. */
     void engineThread(final Thread thread)
@@ -112,7 +119,7 @@ final class EngineLoan implements ReplyWait.Lender
                 break;
             }
         }
-        lends++;
+        lends.incrementRelease(); // the engine's thread is its only writer
         return true;
     }
 
@@ -247,9 +254,9 @@ final class EngineLoan implements ReplyWait.Lender
         }
     }
 
-    /** @return loans made so far (engine thread; tests). */
+    /** @return loans made so far. */
     long lends()
     {
-        return lends;
+        return lends.get();
     }
 }

@@ -1,10 +1,12 @@
 package io.rivulet.engine;
 
+import io.rivulet.counters.NodeCounters;
 import io.rivulet.protocol.ReplyWait;
 import io.rivulet.spi.EngineWake;
 import io.rivulet.spi.TransportDriver;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
@@ -56,24 +58,27 @@ public final class EngineSleep implements Agent, EngineWake
     private volatile boolean sleeping;
     private int idleCycles;
     private long idleSinceNs;
-    private long sleeps;
-    private final EngineLoan loan = new EngineLoan();
+    private final AtomicCounter sleeps;
+    private final EngineLoan loan;
 
     /**
      * @param engine the engine's agents (conductor, topic sender, sender), one composite.
-     * @param driver the transport it sleeps in; {@link TransportDriver#canAwaitWork()}.
+     * @param driver   the transport it sleeps in; {@link TransportDriver#canAwaitWork()}.
+     * @param counters counts the sleeps and the loans ({@link NodeCounters#engineSleeps},
+     *                 {@link NodeCounters#engineLoans}).
      */
-    public EngineSleep(final Agent engine, final TransportDriver driver)
+    public EngineSleep(final Agent engine, final TransportDriver driver, final NodeCounters counters)
     {
-        this(engine, driver, System::nanoTime);
+        this(engine, driver, counters, System::nanoTime);
     }
 
     /**
      * @param engine the engine's agents (conductor, topic sender, sender), one composite.
-     * @param driver the transport it sleeps in; {@link TransportDriver#canAwaitWork()}.
-     * @param clock  times the spins and yields ({@link #IDLE_LIMIT_NS}).
+     * @param driver   the transport it sleeps in; {@link TransportDriver#canAwaitWork()}.
+     * @param counters counts the sleeps and the loans.
+     * @param clock    times the spins and yields ({@link #IDLE_LIMIT_NS}).
      */
-    EngineSleep(final Agent engine, final TransportDriver driver, final NanoClock clock)
+    EngineSleep(final Agent engine, final TransportDriver driver, final NodeCounters counters, final NanoClock clock)
     {
         if (!driver.canAwaitWork())
         {
@@ -82,6 +87,8 @@ public final class EngineSleep implements Agent, EngineWake
         this.engine = engine;
         this.driver = driver;
         this.clock = clock;
+        sleeps = counters.engineSleeps;
+        loan = new EngineLoan(counters.engineLoans);
     }
 
     @Override
@@ -134,7 +141,7 @@ public final class EngineSleep implements Agent, EngineWake
             // sleeps itself.
             if (!loan.isEngineThread() || !loan.hasWaiters())
             {
-                sleeps++;
+                sleeps.incrementRelease(); // one writer at a time: the cycle's holder
                 driver.awaitWork(SLEEP_MS);
                 return 0;
             }
@@ -238,15 +245,15 @@ public final class EngineSleep implements Agent, EngineWake
         return engine.roleName();
     }
 
-    /** @return loans of the duty cycle to waiting threads so far (engine thread; tests). */
+    /** @return loans of the duty cycle to waiting threads so far. */
     long lends()
     {
         return loan.lends();
     }
 
-    /** @return sleeps in the transport so far (engine thread; tests). */
+    /** @return sleeps in the transport so far. */
     long sleeps()
     {
-        return sleeps;
+        return sleeps.get();
     }
 }

@@ -1,5 +1,6 @@
 package io.rivulet.engine;
 
+import io.rivulet.counters.NodeCounters;
 import io.rivulet.protocol.ReplyWait;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
@@ -28,7 +29,7 @@ class EngineLoanTest
     private final FakeSleepDriver driver = new FakeSleepDriver();
     private final ScriptedEngine engine = new ScriptedEngine();
     /** A still clock: the spins and yields run their full count, never cut short by time. */
-    private final EngineSleep sleep = new EngineSleep(engine, driver, () -> 1_000_000_000L);
+    private final EngineSleep sleep = new EngineSleep(engine, driver, new NodeCounters(), () -> 1_000_000_000L);
     /** What the engine's runner runs (no fail-stop guard here, except in the test of the guard). */
     private final Agent engineThread = sleep.engineThread(sleep);
     private final ExecutorService callerThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "caller"));

@@ -1,5 +1,6 @@
 package io.rivulet.engine;
 
+import io.rivulet.counters.NodeCounters;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.TimeUnit;
@@ -19,7 +20,7 @@ class EngineSleepTest
     private final ScriptedEngine engine = new ScriptedEngine();
     /** The sleep's clock: still unless a test makes the engine's cycles take time. */
     private long nowNs = TimeUnit.SECONDS.toNanos(1);
-    private final EngineSleep sleep = new EngineSleep(engine, driver, () -> nowNs);
+    private final EngineSleep sleep = new EngineSleep(engine, driver, new NodeCounters(), () -> nowNs);
 
     @Test
     void shouldSpinAndYieldBeforeItsFirstSleep() throws Exception
@@ -127,7 +128,7 @@ class EngineSleepTest
     {
         final FakeSleepDriver cannot = new FakeSleepDriver();
         cannot.canWait = false;
-        assertThatThrownBy(() -> new EngineSleep(engine, cannot)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new EngineSleep(engine, cannot, new NodeCounters())).isInstanceOf(IllegalArgumentException.class);
     }
 
     private void idleUntilSleeping() throws Exception

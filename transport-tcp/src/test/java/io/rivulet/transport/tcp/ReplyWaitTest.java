@@ -187,12 +187,13 @@ class ReplyWaitTest
         final Server server = launch(ThreadingMode.SHARED, "park").bind("127.0.0.1:0", heldEcho("held"))
             .block(TIMEOUT);
         final AtomicReference<Thread> engine = new AtomicReference<>();
-        final Connection connection = launch(new Rivulet.Context().threadFactory(runnable ->
+        final Rivulet client = launch(new Rivulet.Context().threadFactory(runnable ->
         {
             final Thread thread = new Thread(runnable, "client-engine");
             engine.set(thread);
             return thread;
-        }), "park", runsEngine).connect(server.localAddress()).block(TIMEOUT);
+        }), "park", runsEngine);
+        final Connection connection = client.connect(server.localAddress()).block(TIMEOUT);
 
         // The reply is held until released: the client's engine reaches its sleep point with the caller waiting.
         final BlockedCaller caller = new BlockedCaller(TIMEOUT,
@@ -217,6 +218,16 @@ class ReplyWaitTest
             assertThat(connection.requestResponse(Message.of("m" + i)).block(TIMEOUT).dataUtf8()).isEqualTo("m" + i);
         }
         assertThat(errors).isEmpty();
+        // The node's counters tell which it was (rivulet stat, Micrometer): both slept in the selector.
+        assertThat(client.counters().engineSleeps.get()).isPositive();
+        if (runsEngine)
+        {
+            assertThat(client.counters().engineLoans.get()).isPositive();
+        }
+        else
+        {
+            assertThat(client.counters().engineLoans.get()).isZero();
+        }
     }
 
     @Test

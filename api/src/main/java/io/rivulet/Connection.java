@@ -4,9 +4,12 @@ import io.rivulet.region.RegionDescriptor;
 import io.rivulet.region.RemoteRegion;
 import io.rivulet.route.Route;
 import io.rivulet.serde.Codecs;
+import io.rivulet.topic.TopicHandler;
+import io.rivulet.topic.TopicItem;
 import io.rivulet.topic.TopicMessage;
 import org.agrona.DirectBuffer;
 import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -69,6 +72,26 @@ public interface Connection extends AutoCloseable
      * @return the items of every matching topic (cold: subscribes on subscription).
      */
     Flux<TopicMessage> subscribe(String pattern);
+
+    /**
+     * Subscribes to the peer node's topics that match a pattern, as {@link #subscribe(String)} does, and hands each
+     * item to {@code handler} in place on the thread that reads it (the engine's), with unbounded demand: no flux,
+     * no message object and no copy per DATA item, as Aeron's {@code FragmentHandler} (issue 16). The item is valid
+     * only during the call ({@link TopicItem#toMessage()} copies it). The handler must keep up or hand work off:
+     * while it runs, the engine runs nothing else, and a handler that falls behind gets its topics' slow-consumer
+     * treatment as a flux that does not request would. The subscription ends on the errors the flux ends with, which
+     * go to {@link TopicHandler#onError}, as does an exception the handler throws (which also cancels it).
+     *
+     * <p>This default delivers the flux's items through the handler (copied); the node's connections override it.
+     *
+     * @param pattern the topics to receive.
+     * @param handler receives the items.
+     * @return cancels the subscription.
+     */
+    default Disposable subscribe(final String pattern, final TopicHandler handler)
+    {
+        return subscribe(pattern).subscribe(message -> handler.onItem(TopicItem.of(message)), handler::onError);
+    }
 
     /**
      * Looks up a region the peer node exposed ({@code Rivulet.exposeRegion}) and returns a handle for one-sided

@@ -6,9 +6,11 @@ import io.rivulet.MessageClaim;
 import io.rivulet.ReplyHandler;
 import io.rivulet.region.RegionDescriptor;
 import io.rivulet.region.RemoteRegion;
+import io.rivulet.topic.TopicHandler;
 import io.rivulet.topic.TopicMessage;
 import org.agrona.DirectBuffer;
 import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -64,6 +66,12 @@ public abstract class ForwardingConnection implements Connection
     public Flux<TopicMessage> subscribe(final String pattern)
     {
         return delegate.subscribe(pattern);
+    }
+
+    @Override
+    public Disposable subscribe(final String pattern, final TopicHandler handler)
+    {
+        return delegate.subscribe(pattern, handler);
     }
 
     @Override

@@ -17,10 +17,12 @@ import io.rivulet.region.RegionEndpoint;
 import io.rivulet.region.RemoteRegion;
 import io.rivulet.serde.Codecs;
 import io.rivulet.topic.TopicEndpoint;
+import io.rivulet.topic.TopicHandler;
 import io.rivulet.topic.TopicMessage;
 import org.agrona.DirectBuffer;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -191,6 +193,16 @@ final class ConnectionFacade implements Connection
             return Flux.error(new UnsupportedOperationException("this connection has no topic layer"));
         }
         return Flux.defer(() -> close.isOpen() ? topics.subscribe(pattern) : Flux.error(close.closedError()));
+    }
+
+    @Override
+    public Disposable subscribe(final String pattern, final TopicHandler handler)
+    {
+        if (topics == null || !close.isOpen())
+        {
+            return Connection.super.subscribe(pattern, handler); // the flux's error reaches the handler
+        }
+        return topics.subscribe(pattern, handler);
     }
 
     @Override

@@ -6,6 +6,8 @@ import io.rivulet.codec.FrameType;
 import io.rivulet.spi.ConnectionExtension;
 import io.rivulet.spi.ConnectionServices;
 import io.rivulet.spi.Violation;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 
 /**
@@ -67,6 +69,29 @@ public final class TopicEndpoint implements ConnectionExtension
             }
             return Flux.from(new TopicSubscription(this, parsed));
         });
+    }
+
+    /**
+     * Any thread: subscribes a handler that receives the items in place on the conductor
+     * ({@code Connection.subscribe(String, TopicHandler)}). An invalid pattern goes to its {@code onError}.
+     *
+     * @return cancels the subscription.
+     */
+    public Disposable subscribe(final String pattern, final TopicHandler handler)
+    {
+        final TopicPattern parsed;
+        try
+        {
+            parsed = TopicPattern.pattern(pattern);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            handler.onError(ex);
+            return Disposables.disposed();
+        }
+        final TopicHandlerSubscriber subscriber = new TopicHandlerSubscriber(handler);
+        new TopicSubscription(this, parsed, subscriber).subscribe(subscriber);
+        return subscriber;
     }
 
     /** Any thread: a subscription has something for the conductor. */

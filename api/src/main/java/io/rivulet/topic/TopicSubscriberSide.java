@@ -42,6 +42,8 @@ final class TopicSubscriberSide
     private final TopicSettings settings;
     private final FrameWriter frames = new FrameWriter();
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[1024]);
+    /** The view a DATA item goes to handlers in (conductor; reused). */
+    private final TopicItem inPlaceItem = new TopicItem();
     private final long scanIntervalNs;
     private final Int2ObjectHashMap<TopicSubscription> subscriptions = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<TopicAttachment> attachments = new Int2ObjectHashMap<>();
@@ -457,6 +459,14 @@ final class TopicSubscriberSide
             {
                 member.subscription.enqueue(TopicMessage.gap(attachment.topic, attachment.sessionId,
                     member.lastSequence + 1, sequence - 1, TopicMessage.GapReason.LOST));
+            }
+            if (member.subscription.takesInPlace())
+            {
+                // A TopicHandler: the frame's bytes in place, no message and no copy (issue 16).
+                member.lastSequence = sequence;
+                member.subscription.deliverInPlace(inPlaceItem.wrapData(attachment.topic, attachment.sessionId,
+                    sequence, reader.key(), reader.buffer(), reader.dataOffset(), reader.dataLength()));
+                continue;
             }
             if (message == null)
             {

@@ -28,6 +28,8 @@ final class TopicSubscription implements Publisher<TopicMessage>, Subscription
 {
     private final TopicEndpoint endpoint;
     private final TopicPattern pattern;
+    /** The handler of {@code Connection.subscribe(pattern, handler)}, which takes DATA in place; else null. */
+    private final TopicHandlerSubscriber inPlace;
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private final AtomicBoolean signalled = new AtomicBoolean();
     private final AtomicLong demand = new AtomicLong();
@@ -50,8 +52,15 @@ final class TopicSubscription implements Publisher<TopicMessage>, Subscription
 
     TopicSubscription(final TopicEndpoint endpoint, final TopicPattern pattern)
     {
+        this(endpoint, pattern, null);
+    }
+
+    /** @param inPlace the handler subscriber that takes DATA in place (it must be the one subscriber), or null. */
+    TopicSubscription(final TopicEndpoint endpoint, final TopicPattern pattern, final TopicHandlerSubscriber inPlace)
+    {
         this.endpoint = endpoint;
         this.pattern = pattern;
+        this.inPlace = inPlace;
     }
 
     TopicPattern pattern()
@@ -143,6 +152,22 @@ final class TopicSubscription implements Publisher<TopicMessage>, Subscription
         }
         queue.add(message);
         drain();
+    }
+
+    /**
+     * Conductor: whether a DATA item may go to the handler in place now, rather than as a message through
+     * {@link #enqueue}: only for a handler subscription with nothing queued or pending ahead of the item.
+     */
+    boolean takesInPlace()
+    {
+        return inPlace != null && !terminated && queue.isEmpty() && error == null && subscriber != null &&
+            !cancelled && !invalidRequest && takeDemand();
+    }
+
+    /** Conductor: a DATA item in place, after {@link #takesInPlace}. */
+    void deliverInPlace(final TopicItem item)
+    {
+        inPlace.deliver(item);
     }
 
     /**

@@ -9,10 +9,13 @@ import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import io.rivulet.topic.Publication;
+import io.rivulet.topic.TopicHandler;
+import io.rivulet.topic.TopicItem;
 import io.rivulet.topic.TopicMessage;
 import io.rivulet.topic.TopicOptions;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.Disposable;
 
 import java.lang.management.ManagementFactory;
@@ -32,14 +35,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Issue 16, item 6, the topic part: once warm, the topic data path allocates nothing per message on the publishing
  * node — not the publisher's {@code Publication.offer}, not the engine thread that reads the log and writes it to
- * every subscriber's link (and receives their TOPIC_STATUS). One publisher, {@value #SUBSCRIBERS} subscriber
- * connections over TCP on loopback; the publisher thread and the publishing node's engine thread are measured with
- * {@code ThreadMXBean.getThreadAllocatedBytes} over two runs of different lengths after a warm-up. Both stay under
+ * every subscriber's link (and receives their TOPIC_STATUS) — nor on the subscribing node's engine when it hands
+ * the items to {@link TopicHandler}s in place. One publisher, {@value #SUBSCRIBERS} subscriber connections over TCP
+ * on loopback; the publisher thread and both nodes' engine threads are measured with
+ * {@code ThreadMXBean.getThreadAllocatedBytes} over two runs of different lengths after a warm-up. Each stays under
  * one small fixed allowance (timers, a counter snapshot), which the longer run does not exceed either: what they
  * allocate does not grow with the count.
  *
- * <p>The subscriber side delivers through {@code Flux<TopicMessage>}, whose items are immutable and own their bytes,
- * so it allocates per item; its bytes per message are measured and bounded here, not asserted to be zero.
+ * <p>Subscribers that take {@code Flux<TopicMessage>} get immutable items that own their bytes, so that subscribing
+ * engine allocates per item; its bytes per delivery are measured and bounded here, not asserted to be zero.
  */
 class TopicAllocationTest
 {
@@ -63,9 +67,19 @@ class TopicAllocationTest
     private final List<Thread> subscriberEngine = new CopyOnWriteArrayList<>();
     private final List<Throwable> errors = new CopyOnWriteArrayList<>();
 
-    @Test
+    /** How the subscribers take their items. */
+    enum SubscriberApi
+    {
+        /** {@code Connection.subscribe(pattern)}: a flux of messages that own their bytes. */
+        FLUX,
+        /** {@code Connection.subscribe(pattern, handler)}: items in place. */
+        HANDLER
+    }
+
+    @ParameterizedTest
+    @EnumSource(SubscriberApi.class)
     @ScaledTimeout(240)
-    void shouldNotAllocatePerMessageOnThePublisherNorItsEngine()
+    void shouldNotAllocatePerMessageOnThePublisherNorItsEngine(final SubscriberApi api)
     {
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
@@ -84,7 +98,9 @@ class TopicAllocationTest
                 final Connection connection = subscriberNode.connect(server.localAddress()).block(TIMEOUT);
                 final Counter counter = new Counter();
                 counters[i] = counter;
-                subscriptions.add(connection.subscribe(TOPIC).subscribe(counter::onItem, counter::onError));
+                subscriptions.add(api == SubscriberApi.FLUX ?
+                    connection.subscribe(TOPIC).subscribe(counter::onItem, counter::onError) :
+                    connection.subscribe(TOPIC, counter));
             }
             Await.until(TIMEOUT, () -> publication.subscriberCount() == SUBSCRIBERS && joined(counters),
                 () -> "subscribers joined: " + publication.subscriberCount());
@@ -119,10 +135,21 @@ class TopicAllocationTest
 
             final double perDelivery = (double)longRun[2] / ((long)LONG_RUN * SUBSCRIBERS);
             System.out.printf("TopicAllocationTest: publisher thread %,d / %,d bytes, publishing engine %,d / %,d " +
-                "bytes (%,d / %,d messages); subscribing engine %.1f bytes per delivery (Flux<TopicMessage>)%n",
-                shortRun[0], longRun[0], shortRun[1], longRun[1], SHORT_RUN, LONG_RUN, perDelivery);
-            assertThat(perDelivery).as("bytes per delivery on the subscribing engine")
-                .isGreaterThan(0).isLessThan(SUBSCRIBER_BYTES_PER_DELIVERY_BOUND);
+                "bytes (%,d / %,d messages); subscribing engine %,d / %,d bytes, %.1f bytes per delivery (%s)%n",
+                shortRun[0], longRun[0], shortRun[1], longRun[1], SHORT_RUN, LONG_RUN, shortRun[2], longRun[2],
+                perDelivery, api);
+            if (api == SubscriberApi.FLUX)
+            {
+                assertThat(perDelivery).as("bytes per delivery on the subscribing engine")
+                    .isGreaterThan(0).isLessThan(SUBSCRIBER_BYTES_PER_DELIVERY_BOUND);
+            }
+            else
+            {
+                assertThat(shortRun[2]).as("bytes the subscribing engine allocated handing %,d messages to %d " +
+                    "handlers in place", SHORT_RUN, SUBSCRIBERS).isLessThan(ALLOWANCE_BYTES);
+                assertThat(longRun[2]).as("bytes the subscribing engine allocated handing %,d messages to %d " +
+                    "handlers in place", LONG_RUN, SUBSCRIBERS).isLessThan(ALLOWANCE_BYTES);
+            }
             assertThat(errors).isEmpty();
         }
         finally
@@ -232,12 +259,28 @@ class TopicAllocationTest
     }
 
     /** One subscriber, on the subscribing node's engine thread: checks each DATA item's running number. */
-    private static final class Counter
+    private static final class Counter implements TopicHandler
     {
         volatile boolean joined;
         volatile long received;
         volatile long outOfOrder;
         volatile Throwable error;
+
+        @Override
+        public void onItem(final TopicItem item)
+        {
+            if (item.kind() == TopicMessage.Kind.JOINED)
+            {
+                joined = true;
+                return;
+            }
+            if (item.kind() != TopicMessage.Kind.DATA || item.dataLength() != MESSAGE_LENGTH ||
+                item.data().getLong(0) != received)
+            {
+                outOfOrder++;
+            }
+            received++;
+        }
 
         void onItem(final TopicMessage item)
         {
@@ -254,7 +297,8 @@ class TopicAllocationTest
             received++;
         }
 
-        void onError(final Throwable failure)
+        @Override
+        public void onError(final Throwable failure)
         {
             error = failure;
         }

@@ -458,16 +458,22 @@ final class Report
                 md.append("| ").append(run.spec.label()).append(" |").append(" n/a |".repeat(sizes.size())).append('\n');
                 continue;
             }
-            md.append("| ").append(run.spec.label()).append(" |");
-            for (final int size : sizes)
+            // A row per fan-out API the system measured (Rivulet: the flux and the handler).
+            final List<String> apis = fanOutApis(run);
+            for (final String api : apis.isEmpty() ? java.util.Collections.<String>singletonList(null) : apis)
             {
-                final SystemRun.Result r = run.find(FANOUT, null, size);
-                md.append(' ').append(r == null ? missing(FANOUT) : number(r.perSecond()) + spread(r) + " (" +
-                    us(r.histogram().getValueAtPercentile(50)) + " / " + us(r.histogram().getValueAtPercentile(99)) +
-                    (r.rate() < counts.foRate() ? " at " + number(r.rate()) + "/s" : "") + ")")
-                    .append(" |");
+                md.append("| ").append(run.spec.label()).append(apis.size() > 1 ? " · " + api : "").append(" |");
+                for (final int size : sizes)
+                {
+                    final SystemRun.Result r = run.find(FANOUT, api, size);
+                    md.append(' ').append(r == null ? missing(FANOUT) : number(r.perSecond()) + spread(r) + " (" +
+                        us(r.histogram().getValueAtPercentile(50)) + " / " +
+                        us(r.histogram().getValueAtPercentile(99)) +
+                        (r.rate() < counts.foRate() ? " at " + number(r.rate()) + "/s" : "") + ")")
+                        .append(" |");
+                }
+                md.append('\n');
             }
-            md.append('\n');
         }
         md.append("\nFan-out layouts: ");
         final List<String> layouts = new ArrayList<>();
@@ -475,9 +481,18 @@ final class Report
         {
             if (run.skipped == null && !run.results.isEmpty())
             {
-                final SystemRun.Result r = run.find(FANOUT, null, sizes.get(0));
-                layouts.add(run.spec.label() + ": " + (run.spec.noFanOut() != null ? run.spec.noFanOut() :
-                    r == null ? missing(FANOUT) : r.settings()));
+                final List<String> apis = fanOutApis(run);
+                if (run.spec.noFanOut() != null || apis.isEmpty())
+                {
+                    layouts.add(run.spec.label() + ": " + (run.spec.noFanOut() != null ? run.spec.noFanOut() :
+                        missing(FANOUT)));
+                }
+                for (final String api : run.spec.noFanOut() != null ? List.<String>of() : apis)
+                {
+                    final SystemRun.Result r = run.find(FANOUT, api, sizes.get(0));
+                    layouts.add(run.spec.label() + (apis.size() > 1 ? " · " + api : "") + ": " +
+                        (r == null ? missing(FANOUT) : r.settings()));
+                }
             }
         }
         md.append(String.join("; ", layouts)).append(".\n\n");
@@ -825,5 +840,19 @@ final class Report
     private static String quote(final String text)
     {
         return "\"" + text.replace("\"", "\"\"") + "\"";
+    }
+
+    /** @return the fan-out APIs a run measured, in the order it measured them. */
+    private static List<String> fanOutApis(final SystemRun run)
+    {
+        final List<String> apis = new ArrayList<>();
+        for (final SystemRun.Result result : run.results)
+        {
+            if (result.workload().equals(FANOUT) && !apis.contains(result.api()))
+            {
+                apis.add(result.api());
+            }
+        }
+        return apis;
     }
 }

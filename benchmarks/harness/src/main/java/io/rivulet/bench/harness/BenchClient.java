@@ -79,12 +79,36 @@ public interface BenchClient extends AutoCloseable
     }
 
     /**
+     * @return the fan-out APIs measured, each a row of its own (by default {@link #fanOutApi()} alone; none when the
+     * system has no fan-out).
+     */
+    default List<String> fanOutApis()
+    {
+        final String api = fanOutApi();
+        return api == null ? List.of() : List.of(api);
+    }
+
+    /**
      * @return how the fan-out is laid out: where the publisher and the subscribers run, how many threads
      * poll the subscribers, which idle strategies; stated in the report's fan-out rows.
      */
     default String fanOutSettings()
     {
         return "";
+    }
+
+    /** @return {@link #fanOutSettings()} for one of {@link #fanOutApis()}. */
+    default String fanOutSettings(final String api)
+    {
+        return fanOutSettings();
+    }
+
+    /** {@link #fanOut(int, long, long, Histogram, Progress)} through one of {@link #fanOutApis()}. */
+    default void fanOut(
+        final String api, final int subscribers, final long count, final long ratePerSecond,
+        final Histogram latencyNs, final Progress progress) throws Exception
+    {
+        fanOut(subscribers, count, ratePerSecond, latencyNs, progress);
     }
 
     /**

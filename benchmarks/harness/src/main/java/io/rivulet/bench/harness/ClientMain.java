@@ -444,44 +444,54 @@ public final class ClientMain
     private static void fanOut(
         final BenchClient client, final int size, final Workloads options, final Progress progress) throws Exception
     {
+        if (client.fanOutApis().isEmpty())
+        {
+            throw new IllegalArgumentException("this system has no fan-out");
+        }
+        for (final String api : client.fanOutApis())
+        {
+            fanOut(client, api, size, options, progress);
+        }
+    }
+
+    private static void fanOut(
+        final BenchClient client, final String api, final int size, final Workloads options, final Progress progress)
+        throws Exception
+    {
         final long warmup = options.foWarmup;
         final long count = options.foCount;
         final int subscribers = options.subscribers;
         final long maxRate = options.foRate;
         final long maxPaced = options.foPaced;
         final long pacedSeconds = options.foPacedSeconds;
-        if (client.fanOutApi() == null)
-        {
-            throw new IllegalArgumentException("this system has no fan-out");
-        }
-        final String label = "fanout 1->" + subscribers + " " + size + " B";
+        final String label = "fanout 1->" + subscribers + " " + size + " B " + api;
         progress.start(label + " warm-up", warmup);
         // Warmed until steady, as ping-pong and request-response are: 10,000 messages left the first size's rate
         // at a fraction of its steady rate, the JIT still compiling (issue 16).
         final Histogram ignored = Histograms.newHistogram();
-        final WarmUp.Outcome warm = warmUp(options, "fanout", client.fanOutApi(), warmup, FAN_OUT_CHUNK)
+        final WarmUp.Outcome warm = warmUp(options, "fanout", api, warmup, FAN_OUT_CHUNK)
             .run(operations ->
             {
                 ignored.reset();
-                client.fanOut(subscribers, operations, 0, ignored, NO_PROGRESS);
+                client.fanOut(api, subscribers, operations, 0, ignored, NO_PROGRESS);
             }, progress);
-        printWarmUp("fanout", client.fanOutApi(), size, warm);
+        printWarmUp("fanout", api, size, warm);
         System.gc();
         final Histogram loaded = Histograms.newHistogram();
         progress.start(label, count);
         final long startNs = System.nanoTime();
-        client.fanOut(subscribers, count, 0, loaded, progress);
+        client.fanOut(api, subscribers, count, 0, loaded, progress);
         final long elapsedNs = System.nanoTime() - startNs;
         checkDeliveries(loaded, count, subscribers);
         final long rate = Math.max(1, Math.min(maxRate, (long)(count * 1e9 / elapsedNs / 2)));
         final long pacedCount = Math.max(1, Math.min(maxPaced, rate * pacedSeconds));
         final Histogram paced = Histograms.newHistogram();
         progress.start(label + " at " + rate + " msg/s", pacedCount);
-        client.fanOut(subscribers, pacedCount, rate, paced, progress);
+        client.fanOut(api, subscribers, pacedCount, rate, paced, progress);
         checkDeliveries(paced, pacedCount, subscribers);
-        Line.of(Line.RESULT, "workload", "fanout", "api", client.fanOutApi(), "size", size,
+        Line.of(Line.RESULT, "workload", "fanout", "api", api, "size", size,
             "warmup", warm.operations(), "warmupNs", warm.elapsedNs(), "steady", warm.steady(), "count", count, "subscribers", subscribers, "elapsedNs", elapsedNs, "rate", rate, "pacedCount", pacedCount,
-            "settings", client.fanOutSettings(), "loadHist", Histograms.encode(loaded), "hist", Histograms.encode(paced))
+            "settings", client.fanOutSettings(api), "loadHist", Histograms.encode(loaded), "hist", Histograms.encode(paced))
             .print(OUT);
     }
 

@@ -24,7 +24,17 @@ public final class FanOutReceiver
 
     public FanOutReceiver(final String name)
     {
+        this(name, 0);
+    }
+
+    /**
+     * @param name            names the subscriber in errors.
+     * @param publishedBefore messages published before this subscriber joined: its first message's {@code seq}.
+     */
+    public FanOutReceiver(final String name, final long publishedBefore)
+    {
         this.name = name;
+        this.received = publishedBefore;
     }
 
     /** Measuring thread, between runs: the next run's latencies go into a fresh histogram. */
@@ -60,7 +70,7 @@ public final class FanOutReceiver
         }
     }
 
-    /** @return messages received since the subscription started. */
+    /** @return the running number of the next message it expects: those published before it joined, and since. */
     public long received()
     {
         return received;

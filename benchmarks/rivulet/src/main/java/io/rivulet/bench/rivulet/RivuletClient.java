@@ -15,6 +15,9 @@ import io.rivulet.bench.harness.Line;
 import io.rivulet.bench.harness.Payloads;
 import io.rivulet.bench.harness.Progress;
 import io.rivulet.bench.harness.Waits;
+import io.rivulet.topic.TopicHandler;
+import io.rivulet.topic.TopicItem;
+import io.rivulet.topic.TopicMessage;
 import org.HdrHistogram.Histogram;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -51,6 +54,8 @@ import java.util.function.LongSupplier;
  */
 public final class RivuletClient implements BenchClient
 {
+    private static final String FAN_OUT_FLUX = "Publication.offer → Connection.subscribe";
+    private static final String FAN_OUT_HANDLER = "Publication.offer → subscribe(TopicHandler)";
     /** Longest park between looks at a long exchange or a full outbound ring; nothing unparks for these. */
     private static final long PARK_NS = 50_000;
     /** How long one {@code offer(.., timeout)} waits for room before the loop checks its own deadline. */
@@ -93,6 +98,8 @@ public final class RivuletClient implements BenchClient
     private String address;
     private final List<Connection> fanOutConnections = new ArrayList<>();
     private final List<FanOutReceiver> receivers = new ArrayList<>();
+    /** The API the subscriber connections of {@link #fanOutConnections} take their items with. */
+    private String fanOutSubscribedWith;
     private long fanOutPublished;
 
     RivuletClient(final Nodes.ClientOptions options)
@@ -357,16 +364,24 @@ public final class RivuletClient implements BenchClient
     @Override
     public String fanOutApi()
     {
-        return "Publication.offer → Connection.subscribe";
+        return FAN_OUT_FLUX;
+    }
+
+    /** Both ways users subscribe: the flux of messages, and the handler that takes them in place (as Aeron's). */
+    @Override
+    public List<String> fanOutApis()
+    {
+        return List.of(FAN_OUT_FLUX, FAN_OUT_HANDLER);
     }
 
     @Override
-    public String fanOutSettings()
+    public String fanOutSettings(final String api)
     {
         return "publisher thread beside the server node (" + (inProcess ? "this process" : "the server process") +
             "): Publication.offer, BLOCK policy, default 256 KiB log, " + publisherWaits() + " when back-pressured; " +
-            "subscribers: " +
-            fanOutConnections.size() + " connections of this process's node, each with Connection.subscribe (a Flux of TopicMessage), " +
+            "subscribers: " + fanOutConnections.size() + " connections of this process's node, each with " +
+            (FAN_OUT_HANDLER.equals(api) ? "Connection.subscribe(topic, TopicHandler) (items in place, no copy)" :
+                "Connection.subscribe(topic) (a Flux of TopicMessage)") + ", " +
             "signals on that node's engine " + (invoker ? "duty cycle, which the measuring thread runs (client node " +
                 "INVOKER; server node " + Nodes.describeServer(options) + ")" : "thread; " + Nodes.describe(options));
     }
@@ -387,9 +402,25 @@ public final class RivuletClient implements BenchClient
         final int subscribers, final long count, final long ratePerSecond, final Histogram latencyNs,
         final Progress progress) throws Exception
     {
+        fanOut(FAN_OUT_FLUX, subscribers, count, ratePerSecond, latencyNs, progress);
+    }
+
+    @Override
+    public void fanOut(
+        final String api, final int subscribers, final long count, final long ratePerSecond,
+        final Histogram latencyNs, final Progress progress) throws Exception
+    {
+        if (!api.equals(fanOutSubscribedWith))
+        {
+            // The other API's subscribers leave first: every subscriber of the topic takes every message.
+            fanOutConnections.forEach(Connection::close);
+            fanOutConnections.clear();
+            receivers.clear();
+            fanOutSubscribedWith = api;
+        }
         while (fanOutConnections.size() < subscribers)
         {
-            subscribe(fanOutConnections.size());
+            subscribe(api, fanOutConnections.size());
         }
         receivers.forEach(FanOutReceiver::startRun);
         final byte[] request = Payloads.newPayload(size, Payloads.FANOUT);
@@ -414,16 +445,52 @@ public final class RivuletClient implements BenchClient
         }
     }
 
-    /** Opens one more subscriber connection and waits until its subscription has joined the topic. */
-    private void subscribe(final int index) throws Exception
+    /**
+     * Opens one more subscriber connection and waits until its subscription has joined the topic: it receives what
+     * is published from now on, so its count starts at what was published so far (the messages' running number).
+     */
+    private void subscribe(final String api, final int index) throws Exception
     {
         final Connection subscriberConnection = await(node.connect(address));
         fanOutConnections.add(subscriberConnection);
-        final FanOutReceiver receiver = new FanOutReceiver("subscriber " + index);
+        final FanOutReceiver receiver = new FanOutReceiver("subscriber " + index, fanOutPublished);
         receivers.add(receiver);
         final ReplySlot<Boolean> joined = new ReplySlot<>(wait);
         final Sinks.One<Boolean> joinedSink = Sinks.one();
         joinedSink.asMono().subscribe(joined);
+        if (FAN_OUT_HANDLER.equals(api))
+        {
+            subscriberConnection.subscribe(FanOutPublisher.TOPIC, new TopicHandler()
+            {
+                @Override
+                public void onItem(final TopicItem item)
+                {
+                    if (item.kind() == TopicMessage.Kind.DATA)
+                    {
+                        final DirectBuffer buffer = item.data();
+                        receiver.onMessage(buffer.getInt(Payloads.SEQ_OFFSET, ByteOrder.LITTLE_ENDIAN),
+                            buffer.getLong(Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN), System.nanoTime());
+                    }
+                    else if (item.kind() == TopicMessage.Kind.JOINED)
+                    {
+                        joinedSink.tryEmitValue(true);
+                    }
+                    else
+                    {
+                        receiver.onError("unexpected " + item);
+                    }
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                    receiver.onError(String.valueOf(error));
+                    joinedSink.tryEmitError(error);
+                }
+            });
+            joined.await();
+            return;
+        }
         subscriberConnection.subscribe(FanOutPublisher.TOPIC).subscribe(
             item ->
             {

@@ -311,6 +311,11 @@ final class Acceptance
                 results.addAll(run.allInFlight(workload, window, size));
                 continue;
             }
+            if (api == null)
+            {
+                results.addAll(run.findAll(workload, size)); // every API's row (fan-out: the flux and the handler)
+                continue;
+            }
             final SystemRun.Result result = run.find(workload, api, size);
             if (result != null)
             {

@@ -97,7 +97,8 @@ final class SystemRun
         String label()
         {
             final boolean severalApis = "oneway".equals(workload) ? run.spec.oneWayApis() > 1 :
-                "reqresp".equals(workload) && run.spec.reqRespApis() > 1;
+                "reqresp".equals(workload) ? run.spec.reqRespApis() > 1 :
+                run.findAll(workload, size).size() > 1; // fan-out: the Rivulet rows measure two APIs
             return severalApis ? run.spec.label() + " · " + api : run.spec.label();
         }
 
@@ -220,6 +221,20 @@ final class SystemRun
      * @param size     payload bytes.
      * @return the result, or null when this system has none.
      */
+    /** @return every result of the workload at the size, one per API, in the order they were measured. */
+    List<Result> findAll(final String workload, final int size)
+    {
+        final List<Result> found = new ArrayList<>();
+        for (final Result result : results)
+        {
+            if (result.workload.equals(workload) && result.size == size)
+            {
+                found.add(result);
+            }
+        }
+        return found;
+    }
+
     Result find(final String workload, final String api, final int size)
     {
         for (final Result result : results)

@@ -162,6 +162,21 @@ class AcceptanceTest
     }
 
     @Test
+    void shouldTakeTheBestOfEveryFanOutApiOfARow()
+    {
+        // The Rivulet client measures the flux and then the handler: each is a row, the faster one counts.
+        rate(backoff, "fanout", "Publication.offer → Connection.subscribe", 32, 1, 600_000);
+        rate(backoff, "fanout", "Publication.offer → subscribe(TopicHandler)", 32, 1, 900_000);
+
+        final Acceptance.Check ipc = check(checks(), "fan-out 1→8, 32 B: best Rivulet row ÷ Aeron IPC");
+
+        assertThat(ipc.ratio()).isCloseTo(0.5625, offset(0.001));
+        assertThat(ipc.met()).isTrue();
+        assertThat(ipc.detail()).isEqualTo("Rivulet TCP, back-off · Publication.offer → subscribe(TopicHandler) " +
+            "900,000/s ÷ Aeron IPC 1,600,000/s");
+    }
+
+    @Test
     void shouldNameASizeTheRunLeftOutAndKeepSmallRatiosReadable()
     {
         final List<Acceptance.Check> checks = new Acceptance(List.of(floor, busy, invoker, backoff, aeronIpc),

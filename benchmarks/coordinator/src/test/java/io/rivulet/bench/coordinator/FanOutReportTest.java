@@ -107,6 +107,23 @@ class FanOutReportTest
         assertThat(Files.size(out.resolve("fanout-throughput.png"))).isGreaterThan(0);
     }
 
+    @Test
+    void shouldNameEachFanOutApiOfASystemInItsRowLabel()
+    {
+        // The plots name their series by the row's label: two fan-out APIs under one name failed every plot.
+        final SystemRun rivulet = run("rivulet-tcp-busy", "0.1.0-SNAPSHOT");
+        final SystemRun.Result flux = SystemRun.Result.parse(rivulet, Line.parse(fanOutLine(50_000, 1_000_000_000L,
+            10_000).toString()));
+        rivulet.results.add(flux);
+        assertThat(flux.label()).as("one API: the system's name").isEqualTo("Rivulet TCP, busy-spin");
+        final SystemRun.Result handler = SystemRun.Result.parse(rivulet, Line.parse(fanOutLine(60_000,
+            1_000_000_000L, 10_000).toString().replace("Connection.subscribe", "subscribe(TopicHandler)")));
+        rivulet.results.add(handler);
+
+        assertThat(flux.label()).isEqualTo("Rivulet TCP, busy-spin · Publication.offer → Connection.subscribe");
+        assertThat(handler.label()).isEqualTo("Rivulet TCP, busy-spin · Publication.offer → subscribe(TopicHandler)");
+    }
+
     private static Line fanOutLine(final long count, final long elapsedNs, final long rate)
     {
         final Histogram paced = Histograms.newHistogram();

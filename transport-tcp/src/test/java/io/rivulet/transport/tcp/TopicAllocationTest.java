@@ -269,28 +269,23 @@ class TopicAllocationTest
         @Override
         public void onItem(final TopicItem item)
         {
-            if (item.kind() == TopicMessage.Kind.JOINED)
-            {
-                joined = true;
-                return;
-            }
-            if (item.kind() != TopicMessage.Kind.DATA || item.dataLength() != MESSAGE_LENGTH ||
-                item.data().getLong(0) != received)
-            {
-                outOfOrder++;
-            }
-            received++;
+            count(item.kind(), item.dataLength() == MESSAGE_LENGTH ? item.data().getLong(0) : -1);
         }
 
         void onItem(final TopicMessage item)
         {
-            if (item.kind() == TopicMessage.Kind.JOINED)
+            count(item.kind(), item.dataLength() == MESSAGE_LENGTH ? item.data().getLong(0) : -1);
+        }
+
+        /** @param number the message's running number, -1 when it has not the length of one. */
+        private void count(final TopicMessage.Kind kind, final long number)
+        {
+            if (kind == TopicMessage.Kind.JOINED)
             {
                 joined = true;
                 return;
             }
-            if (item.kind() != TopicMessage.Kind.DATA || item.dataLength() != MESSAGE_LENGTH ||
-                item.data().getLong(0) != received)
+            if (kind != TopicMessage.Kind.DATA || number != received)
             {
                 outOfOrder++;
             }

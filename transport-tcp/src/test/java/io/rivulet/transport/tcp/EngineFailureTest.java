@@ -33,10 +33,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import reactor.core.publisher.Mono;
 
-import java.io.IOException;
-import java.net.ConnectException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -237,8 +233,9 @@ class EngineFailureTest
             }
 
             // Nothing is accepted any more, and later calls fail at once.
-            final InetSocketAddress address = socketAddress(failingServer.localAddress());
-            Await.until(TIMEOUT, () -> refused(address), () -> "the failing node's port still accepts " + address);
+            final String address = failingServer.localAddress();
+            Await.until(TIMEOUT, () -> TcpTestSupport.refuses(address),
+                () -> "the failing node's port still accepts " + address);
             assertThatThrownBy(() -> failing.connect(failingServer.localAddress()).block(TIMEOUT))
                 .isInstanceOf(RivuletException.class).hasMessageContaining("node failed: " + named);
             assertThatThrownBy(() -> failing.bind("127.0.0.1:0", Responder.none()).block(TIMEOUT))
@@ -307,29 +304,6 @@ class EngineFailureTest
             throw new AssertionError("the request did not fail: " + ex, ex);
         }
         throw new AssertionError("the request succeeded");
-    }
-
-    private static InetSocketAddress socketAddress(final String hostAndPort)
-    {
-        final int colon = hostAndPort.lastIndexOf(':');
-        return new InetSocketAddress(hostAndPort.substring(0, colon), Integer.parseInt(hostAndPort.substring(colon + 1)));
-    }
-
-    private static boolean refused(final InetSocketAddress address)
-    {
-        try (Socket socket = new Socket())
-        {
-            socket.connect(address, 1_000);
-            return false;
-        }
-        catch (final ConnectException ex)
-        {
-            return true;
-        }
-        catch (final IOException ex)
-        {
-            return false;
-        }
     }
 
     /** Drives an INVOKER node until its engine fails (recording what {@code invoke()} threw), or until stopped. */

@@ -24,10 +24,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-import java.io.IOException;
-import java.net.ConnectException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -222,23 +218,8 @@ class NodeCloseFromCycleTest
 
     private static void assertRefused(final Server bound)
     {
-        final String address = bound.localAddress();
-        final int colon = address.lastIndexOf(':');
-        final InetSocketAddress socketAddress =
-            new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
-        try (Socket socket = new Socket())
-        {
-            socket.connect(socketAddress, 1_000);
-            throw new AssertionError("the closed node's port still accepts: " + address);
-        }
-        catch (final ConnectException refused)
-        {
-            // closed
-        }
-        catch (final IOException ex)
-        {
-            throw new AssertionError("connecting to " + address + ": " + ex, ex);
-        }
+        assertThat(TcpTestSupport.refuses(bound.localAddress()))
+            .as("the closed node's port refuses: %s", bound.localAddress()).isTrue();
     }
 
     /** INVOKER mode: an application thread invokes the node, as such applications do, until the test ends. */

@@ -10,6 +10,9 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -147,6 +150,30 @@ final class TcpTestSupport
     /** A listener and the two ends of one connection it accepted. */
     record LinkPair(TcpLinkListener listener, TcpLink serverLink, TcpLink clientLink)
     {
+    }
+
+    /**
+     * @param hostAndPort a listener's address, as {@code Server.localAddress()} gives it.
+     * @return true when connecting to it is refused (nothing listens there any more).
+     */
+    static boolean refuses(final String hostAndPort)
+    {
+        final int colon = hostAndPort.lastIndexOf(':');
+        final InetSocketAddress address =
+            new InetSocketAddress(hostAndPort.substring(0, colon), Integer.parseInt(hostAndPort.substring(colon + 1)));
+        try (Socket socket = new Socket())
+        {
+            socket.connect(address, 1_000);
+            return false;
+        }
+        catch (final ConnectException ex)
+        {
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
     }
 
     /** The "direct" buffer pool's bytes in use: what {@code ByteBuffer.allocateDirect} holds, freed or not yet. */

@@ -216,15 +216,7 @@ final class Charts
         double min = Double.MAX_VALUE;
         for (final SystemRun run : runs)
         {
-            final List<String> apis = new ArrayList<>();
-            for (final SystemRun.Result result : run.results)
-            {
-                if (result.workload().equals(workload) && !apis.contains(result.api()))
-                {
-                    apis.add(result.api());
-                }
-            }
-            for (final String api : apis)
+            for (final String api : run.apis(workload))
             {
                 final List<Double> values = new ArrayList<>();
                 String label = run.spec.label();

@@ -459,7 +459,7 @@ final class Report
                 continue;
             }
             // A row per fan-out API the system measured (Rivulet: the flux and the handler).
-            final List<String> apis = fanOutApis(run);
+            final List<String> apis = run.apis(FANOUT);
             for (final String api : apis.isEmpty() ? java.util.Collections.<String>singletonList(null) : apis)
             {
                 md.append("| ").append(run.spec.label()).append(apis.size() > 1 ? " · " + api : "").append(" |");
@@ -481,7 +481,7 @@ final class Report
         {
             if (run.skipped == null && !run.results.isEmpty())
             {
-                final List<String> apis = fanOutApis(run);
+                final List<String> apis = run.apis(FANOUT);
                 if (run.spec.noFanOut() != null || apis.isEmpty())
                 {
                     layouts.add(run.spec.label() + ": " + (run.spec.noFanOut() != null ? run.spec.noFanOut() :
@@ -840,19 +840,5 @@ final class Report
     private static String quote(final String text)
     {
         return "\"" + text.replace("\"", "\"\"") + "\"";
-    }
-
-    /** @return the fan-out APIs a run measured, in the order it measured them. */
-    private static List<String> fanOutApis(final SystemRun run)
-    {
-        final List<String> apis = new ArrayList<>();
-        for (final SystemRun.Result result : run.results)
-        {
-            if (result.workload().equals(FANOUT) && !apis.contains(result.api()))
-            {
-                apis.add(result.api());
-            }
-        }
-        return apis;
     }
 }

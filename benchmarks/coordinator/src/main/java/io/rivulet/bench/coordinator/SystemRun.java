@@ -221,6 +221,20 @@ final class SystemRun
      * @param size     payload bytes.
      * @return the result, or null when this system has none.
      */
+    /** @return the APIs the run measured the workload with, in the order it measured them. */
+    List<String> apis(final String workload)
+    {
+        final List<String> apis = new ArrayList<>();
+        for (final Result result : results)
+        {
+            if (result.workload.equals(workload) && !apis.contains(result.api))
+            {
+                apis.add(result.api);
+            }
+        }
+        return apis;
+    }
+
     /** @return every result of the workload at the size, one per API, in the order they were measured. */
     List<Result> findAll(final String workload, final int size)
     {

@@ -112,9 +112,7 @@ public final class TopicItem
         {
             return message.dataUtf8();
         }
-        final byte[] bytes = new byte[data.capacity()];
-        data.getBytes(0, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        return new String(copyOfData(), StandardCharsets.UTF_8);
     }
 
     /** @return the first skipped sequence of a GAP, else 0. */
@@ -154,9 +152,14 @@ public final class TopicItem
         {
             return message;
         }
+        return TopicMessage.data(TopicMessage.Kind.DATA, topic, sessionId, sequence, key, copyOfData());
+    }
+
+    private byte[] copyOfData()
+    {
         final byte[] bytes = new byte[data.capacity()];
         data.getBytes(0, bytes);
-        return TopicMessage.data(TopicMessage.Kind.DATA, topic, sessionId, sequence, key, bytes);
+        return bytes;
     }
 
     @Override

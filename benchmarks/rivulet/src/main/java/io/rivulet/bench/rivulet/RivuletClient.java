@@ -467,9 +467,7 @@ public final class RivuletClient implements BenchClient
                 {
                     if (item.kind() == TopicMessage.Kind.DATA)
                     {
-                        final DirectBuffer buffer = item.data();
-                        receiver.onMessage(buffer.getInt(Payloads.SEQ_OFFSET, ByteOrder.LITTLE_ENDIAN),
-                            buffer.getLong(Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN), System.nanoTime());
+                        onFanOutMessage(receiver, item.data());
                     }
                     else if (item.kind() == TopicMessage.Kind.JOINED)
                     {
@@ -500,9 +498,7 @@ public final class RivuletClient implements BenchClient
                         joinedSink.tryEmitValue(true);
                         break;
                     case DATA:
-                        final DirectBuffer buffer = item.data();
-                        receiver.onMessage(buffer.getInt(Payloads.SEQ_OFFSET, ByteOrder.LITTLE_ENDIAN),
-                            buffer.getLong(Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN), System.nanoTime());
+                        onFanOutMessage(receiver, item.data());
                         break;
                     default:
                         receiver.onError("unexpected " + item);
@@ -514,6 +510,13 @@ public final class RivuletClient implements BenchClient
                 joinedSink.tryEmitError(error);
             });
         joined.await();
+    }
+
+    /** A FANOUT message's running number and publication time to its subscriber's tally. */
+    private static void onFanOutMessage(final FanOutReceiver receiver, final DirectBuffer message)
+    {
+        receiver.onMessage(message.getInt(Payloads.SEQ_OFFSET, ByteOrder.LITTLE_ENDIAN),
+            message.getLong(Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN), System.nanoTime());
     }
 
     @Override

@@ -300,6 +300,17 @@ public final class AeronClientMain implements BenchClient
         fanOut.run(size, count, ratePerSecond, latencyNs, progress);
     }
 
+    /** Stops the subscriptions' polling thread and closes the fan-out's publication and subscriptions. */
+    @Override
+    public void endFanOut() throws Exception
+    {
+        if (fanOut != null)
+        {
+            fanOut.close();
+            fanOut = null;
+        }
+    }
+
     @Override
     public void close() throws Exception
     {

@@ -126,6 +126,17 @@ public interface BenchClient extends AutoCloseable
         throw new UnsupportedOperationException("this system has no fan-out");
     }
 
+    /**
+     * After the last fan-out row of a size: releases what the fan-out opened (subscriber connections,
+     * subscriptions, polling threads), so that the next size's ping-pong, one-way and request-response run in the
+     * layout their rows describe, as the first size's did. Left open, eight idle subscriber connections change how
+     * an engine reads its links, and a polling thread that keeps spinning takes a core from the next workload.
+     * The next fan-out opens them again. Nothing to do by default (a system without fan-out).
+     */
+    default void endFanOut() throws Exception
+    {
+    }
+
     @Override
     void close() throws Exception;
 }

@@ -448,9 +448,16 @@ public final class ClientMain
         {
             throw new IllegalArgumentException("this system has no fan-out");
         }
-        for (final String api : client.fanOutApis())
+        try
         {
-            fanOut(client, api, size, options, progress);
+            for (final String api : client.fanOutApis())
+            {
+                fanOut(client, api, size, options, progress);
+            }
+        }
+        finally
+        {
+            client.endFanOut();
         }
     }
 

@@ -109,6 +109,15 @@ final class StreamTable
         return id;
     }
 
+    /** Tests: the next id to hand out, as on a connection that has opened about that many streams. */
+    void skipIdsTo(final int id)
+    {
+        synchronized (ownIds)
+        {
+            nextStreamId = id;
+        }
+    }
+
     /** Any thread: a stream with an id from {@link #allocateOwn} waits for the conductor to adopt it. */
     void announce(final ProtocolStream stream)
     {

@@ -64,6 +64,31 @@ class StreamTableTest
     }
 
     @Test
+    void shouldWrapToTheFirstIdOfItsParityAndSkipIdsStillInUse()
+    {
+        final StreamTable table = new StreamTable(true);
+        final int longLived = table.allocateOwn(16);
+        table.skipIdsTo(Integer.MAX_VALUE - 2);
+
+        assertThat(table.allocateOwn(16)).isEqualTo(Integer.MAX_VALUE - 2);
+        final int last = table.allocateOwn(16);
+        assertThat(last).isEqualTo(Integer.MAX_VALUE);
+        assertThat(table.allocateOwn(16)).as("wrapped: 1 is still in use").isEqualTo(longLived + 2);
+        table.release(longLived);
+        table.release(last);
+        table.skipIdsTo(Integer.MAX_VALUE);
+        assertThat(table.allocateOwn(16)).as("free again").isEqualTo(Integer.MAX_VALUE);
+        assertThat(table.allocateOwn(16)).as("released at the wrap").isEqualTo(longLived);
+        assertThat(table.allocateOwn(16)).as("3 is in use").isEqualTo(5);
+
+        final StreamTable server = new StreamTable(false);
+        final int serverLongLived = server.allocateOwn(16);
+        server.skipIdsTo(Integer.MAX_VALUE - 1);
+        assertThat(server.allocateOwn(16)).isEqualTo(Integer.MAX_VALUE - 1);
+        assertThat(server.allocateOwn(16)).as("wrapped: 2 is still in use").isEqualTo(serverLongLived + 2);
+    }
+
+    @Test
     void shouldCountAnnouncedStreamsAgainstTheLimitAndFreeTheirIdsWhenRemoved()
     {
         final StreamTable table = new StreamTable(true);

@@ -51,6 +51,7 @@ import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.YieldingIdleStrategy;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.util.retry.Retry;
 
 import java.io.IOException;
@@ -119,6 +120,8 @@ public final class Rivulet implements AutoCloseable
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Counted down once the engine has stopped, whoever closed the node. */
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** {@link #onClose()}: empty once the node has stopped, or the engine's failure as soon as it failed. */
+    private final Sinks.Empty<Void> closedSignal = Sinks.empty();
 
     private Rivulet(final Context context)
     {
@@ -267,6 +270,15 @@ public final class Rivulet implements AutoCloseable
         catch (final Throwable ignore)
         {
             // The node file has the cause.
+        }
+        try
+        {
+            // Before the error handler, which may close the node: onClose() then reports the failure, not the close.
+            closedSignal.tryEmitError(failStop.failure());
+        }
+        catch (final Throwable ignore)
+        {
+            // A subscriber of onClose() that throws changes nothing here.
         }
         try
         {
@@ -637,6 +649,21 @@ public final class Rivulet implements AutoCloseable
     }
 
     /**
+     * The node's end, as {@link Connection#onClose()} is a connection's: completes once the node has closed (its
+     * connections and servers closed and its engine stopped, whoever called {@link #close()} and from wherever, a
+     * duty cycle included), and fails with the {@link RivuletException} "node failed: &lt;cause&gt;" as soon as the
+     * engine fails ({@link EngineFailure}; {@link #close()} then still releases what is left). Subscribed after the
+     * end, it replays it. Its signal runs on the thread that ends the node: the one that called {@code close()}, the
+     * node's closer thread, or the failed engine's.
+     *
+     * @return completes when the node has closed, or fails with the engine's failure.
+     */
+    public Mono<Void> onClose()
+    {
+        return closedSignal.asMono();
+    }
+
+    /**
      * Closes every connection (in-flight streams end with {@link ConnectionClosedException}) and
      * server, then stops the engine. Waits at most a few seconds. Idempotent. After an engine failure (see
      * {@link EngineFailure}) it releases what is left at once and keeps the node file, which says DEAD and why.
@@ -645,7 +672,8 @@ public final class Rivulet implements AutoCloseable
      * error handler, a thread blocked on a reply that runs the cycle, or {@link #invoke()} in INVOKER mode), it starts
      * the close and returns at once: the engine must run on to close the connections, so waiting there would wait for
      * itself. The close then ends on a thread of the node's {@link Context#threadFactory}, as it would here. A later
-     * or concurrent {@code close()} from outside the cycle returns once the node has closed, whoever closes it.
+     * or concurrent {@code close()} from outside the cycle returns once the node has closed, whoever closes it, and
+     * {@link #onClose()} completes then, for those that may not block.
      */
     @Override
     public void close()
@@ -726,6 +754,7 @@ public final class Rivulet implements AutoCloseable
         finally
         {
             stopped.countDown();
+            closedSignal.tryEmitEmpty(); // does nothing after the engine's failure
         }
     }
 

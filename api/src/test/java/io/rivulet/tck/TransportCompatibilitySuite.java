@@ -681,13 +681,17 @@ public abstract class TransportCompatibilitySuite
         final Connection connection = serve(Responder.builder()
             .requestStream(request -> Flux.<Message>never().doOnSubscribe(s -> arrived.countDown()))
             .build());
+        final AtomicReference<String> nodeEnd = new AtomicReference<>();
+        serverNode.onClose().subscribe(null, error -> nodeEnd.set("failed: " + error), () -> nodeEnd.set("closed"));
 
         StepVerifier.create(connection.requestStream(Message.of("forever")))
             .expectSubscription()
             .then(() ->
             {
                 awaitLatch(arrived, 30);
+                assertThat(nodeEnd.get()).as("the node's onClose() while it serves").isNull();
                 serverNode.close();
+                assertThat(nodeEnd.get()).as("the node's onClose() once close() returned").isEqualTo("closed");
             })
             .expectErrorSatisfies(error ->
             {
@@ -696,6 +700,7 @@ public abstract class TransportCompatibilitySuite
             })
             .verify(TIMEOUT);
         StepVerifier.create(connection.onClose()).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(serverNode.onClose()).as("replayed to a late subscriber").expectComplete().verify(TIMEOUT);
     }
 
     @Test

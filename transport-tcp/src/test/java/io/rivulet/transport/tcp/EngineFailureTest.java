@@ -211,9 +211,12 @@ class EngineFailureTest
             toPeer.onClose().onErrorResume(error -> Mono.empty()).block(TIMEOUT);
             assertThat(toPeer.isOpen()).isFalse();
 
-            // The error handler got the cause itself; the node knows it.
+            // The error handler got the cause itself; the node knows it, and its onClose() fails with it before
+            // anyone closes the node.
             Await.until(TIMEOUT, () -> errors.contains(cause), () -> "the error handler got " + errors);
             assertThat(failing.failureCause()).isSameAs(cause);
+            assertThatThrownBy(() -> failing.onClose().block(TIMEOUT)).isInstanceOf(RivuletException.class)
+                .hasMessageContaining("node failed: " + named).hasCause(cause);
 
             // The peer sees both connections end: its own request to the failing node fails, and its server side of
             // the failing node's connection closes.

@@ -6,6 +6,7 @@ import io.rivulet.EngineFailure;
 import io.rivulet.Message;
 import io.rivulet.Responder;
 import io.rivulet.Rivulet;
+import io.rivulet.RivuletException;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
 import io.rivulet.counters.NodeFile;
@@ -178,10 +179,21 @@ class NodeCloseFromCycleTest
         final Server bound = failing.bind("127.0.0.1:0", Responder.builder().requestResponse(Mono::just).build())
             .block(TIMEOUT);
 
+        final AtomicReference<Throwable> endedWith = new AtomicReference<>();
+        final CountDownLatch ended = new CountDownLatch(1);
+        failing.onClose().subscribe(null, error ->
+        {
+            endedWith.set(error);
+            ended.countDown();
+        }, ended::countDown);
+
         bomb.arm(cause);
 
         assertThat(closeReturned.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("close() returned").isTrue();
         assertThat(errors).containsExactly(cause);
+        assertThat(ended.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("onClose() ended").isTrue();
+        assertThat(endedWith.get()).as("onClose() reports the failure, though the error handler closed the node")
+            .isInstanceOf(RivuletException.class).hasMessageContaining("node failed").hasCause(cause);
         failing.close();
         assertThreadsEnded();
         assertRefused(bound);
@@ -197,7 +209,9 @@ class NodeCloseFromCycleTest
     {
         connection.onClose().block(TIMEOUT); // completes without an error: closed by the peer, not lost
         assertThat(connection.isOpen()).isFalse();
-        server.close(); // from outside the cycle: returns once the close begun in the handler has ended
+        server.onClose().block(TIMEOUT); // the node's end, without calling close() again: no error, it was a close
+        assertRefused(bound);
+        server.close(); // from outside the cycle: returns at once, the close begun in the handler has ended
         assertThreadsEnded();
         assertRefused(bound);
         assertThat(errors).isEmpty();

@@ -314,10 +314,7 @@ public final class AeronClientMain implements BenchClient
     @Override
     public void close() throws Exception
     {
-        if (fanOut != null)
-        {
-            fanOut.close();
-        }
+        endFanOut();
         if (pong != null)
         {
             pong.stop();

@@ -98,7 +98,7 @@ final class SystemRun
         {
             final boolean severalApis = "oneway".equals(workload) ? run.spec.oneWayApis() > 1 :
                 "reqresp".equals(workload) ? run.spec.reqRespApis() > 1 :
-                run.findAll(workload, size).size() > 1; // fan-out: the Rivulet rows measure two APIs
+                run.apis(workload).size() > 1; // fan-out: the Rivulet rows measure two APIs, as the report's rows say
             return severalApis ? run.spec.label() + " · " + api : run.spec.label();
         }
 
@@ -215,12 +215,6 @@ final class SystemRun
         return info == null ? "?" : info.get("version", "?");
     }
 
-    /**
-     * @param workload the workload.
-     * @param api      the API, or null for the workload's first result of that size.
-     * @param size     payload bytes.
-     * @return the result, or null when this system has none.
-     */
     /** @return the APIs the run measured the workload with, in the order it measured them. */
     List<String> apis(final String workload)
     {
@@ -249,6 +243,12 @@ final class SystemRun
         return found;
     }
 
+    /**
+     * @param workload the workload.
+     * @param api      the API, or null for the workload's first result of that size.
+     * @param size     payload bytes.
+     * @return the result, or null when this system has none.
+     */
     Result find(final String workload, final String api, final int size)
     {
         for (final Result result : results)

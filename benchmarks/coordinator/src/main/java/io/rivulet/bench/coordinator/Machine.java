@@ -19,9 +19,11 @@ import java.util.concurrent.TimeUnit;
  * @param jdk      the JVM every benchmark process runs on.
  * @param commit   Rivulet's git commit, with a note when the work tree has changes.
  * @param load     the load average when the run started: other work on the machine skews every row.
+ * @param wakeUps  what waking a parked thread costs here ({@link WakeUpProbe}), measured when the run started.
  */
 record Machine(
-    int cpus, String cpuModel, boolean virtual, String memory, String os, String jdk, String commit, String load)
+    int cpus, String cpuModel, boolean virtual, String memory, String os, String jdk, String commit, String load,
+    String wakeUps)
 {
     static Machine describe(final Path root)
     {
@@ -72,13 +74,15 @@ record Machine(
         final List<String> loadavg = lines(Path.of("/proc/loadavg"));
         final String load = loadavg.isEmpty() ? "unknown" : String.join(" / ",
             List.of(loadavg.get(0).split(" ")).subList(0, 3)) + " (1 / 5 / 15 min)";
-        return new Machine(Runtime.getRuntime().availableProcessors(), model, virtual, memory, os, jdk, commit, load);
+        return new Machine(Runtime.getRuntime().availableProcessors(), model, virtual, memory, os, jdk, commit, load,
+            WakeUpProbe.describe());
     }
 
     String describe()
     {
-        return String.format(Locale.ROOT, "%d × %s%s, %s RAM; %s; %s; load average at start %s", cpus, cpuModel,
-            virtual ? " (virtual machine)" : "", memory, os, jdk, load);
+        return String.format(Locale.ROOT, "%d × %s%s, %s RAM; %s; %s; load average at start %s; a park/unpark " +
+            "round trip between two threads (median of each of %d trials) %s", cpus, cpuModel,
+            virtual ? " (virtual machine)" : "", memory, os, jdk, load, WakeUpProbe.TRIALS, wakeUps);
     }
 
     private static List<String> lines(final Path path)

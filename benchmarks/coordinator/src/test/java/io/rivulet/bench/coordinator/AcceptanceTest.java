@@ -209,7 +209,8 @@ class AcceptanceTest
     void shouldWriteTheTableIntoTheSummaryAndTheResults(@TempDir final Path out) throws Exception
     {
         final Report report = new Report(new Machine(2, "test cpu", true, "1 GiB", "test os", "test jdk", "abc1234",
-            "0.1 0.1 0.1"), Counts.of("short"), SIZES, "./rivulet-bench", ZonedDateTime.of(2026, 12, 2, 12, 0, 0, 0,
+            "0.1 0.1 0.1", "4.0 / 4.1 / 4.2 µs"),
+            Counts.of("short"), SIZES, "./rivulet-bench", ZonedDateTime.of(2026, 12, 2, 12, 0, 0, 0,
             ZoneOffset.UTC), 1_000_000_000L, List.of(floor, busy, invoker, backoff, rdma, aeronUdp, aeronIpc), List.of(),
             null, SystemSpec.ALL_WORKLOADS, 1);
 

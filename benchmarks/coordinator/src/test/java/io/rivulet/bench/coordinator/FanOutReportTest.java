@@ -70,7 +70,8 @@ class FanOutReportTest
             .toString())));
         final Counts counts = Counts.of("short");
         final Report report = new Report(new Machine(2, "test cpu", true, "1 GiB", "test os", "test jdk", "abc1234",
-            "0.1 0.1 0.1"), counts, SIZES, "./rivulet-bench", ZonedDateTime.of(2026, 11, 30, 12, 0, 0, 0, ZoneOffset.UTC),
+            "0.1 0.1 0.1", "4.0 / 4.1 / 4.2 µs"),
+            counts, SIZES, "./rivulet-bench", ZonedDateTime.of(2026, 11, 30, 12, 0, 0, 0, ZoneOffset.UTC),
             1_000_000_000L, List.of(floor, rivulet, aeron), List.of(), null, SystemSpec.ALL_WORKLOADS, 1);
 
         report.write(out, List.of(), null);

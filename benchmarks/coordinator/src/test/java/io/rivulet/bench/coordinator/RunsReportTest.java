@@ -69,7 +69,8 @@ class RunsReportTest
         final SystemRun merged = SystemRun.merge(spec, List.of(run(spec, 1_000_000_000L, null),
             run(spec, 500_000_000L, null), run(spec, 800_000_000L, null)));
         final Report report = new Report(new Machine(2, "test cpu", true, "1 GiB", "test os", "test jdk", "abc1234",
-            "0.1 0.1 0.1"), Counts.of("short"), List.of(32), "./rivulet-bench --runs 3",
+            "0.1 0.1 0.1", "4.0 / 4.1 / 4.2 µs"),
+            Counts.of("short"), List.of(32), "./rivulet-bench --runs 3",
             ZonedDateTime.of(2026, 12, 2, 12, 0, 0, 0, ZoneOffset.UTC), 1_000_000_000L, List.of(merged), List.of(),
             null, List.of("oneway"), 3);
 
@@ -78,7 +79,8 @@ class RunsReportTest
         final String summary = Files.readString(out.resolve("summary.md"), StandardCharsets.UTF_8);
         assertThat(summary).contains("Runs: 3, interleaved").contains("| TCP floor, busy-poll | 125,000 ±60% |");
         final String results = Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8);
-        assertThat(results).contains("- **Runs:** 3, interleaved").contains("| 125,000 (100,000..200,000) |");
+        assertThat(results).contains("- **Runs:** 3, interleaved").contains("| 125,000 (100,000..200,000) |")
+            .contains("a park/unpark round trip between two threads (median of each of 3 trials) 4.0 / 4.1 / 4.2 µs");
         final String csv = Files.readString(out.resolve("results.csv"), StandardCharsets.UTF_8);
         assertThat(csv.lines().findFirst().orElseThrow())
             .endsWith(",runs,ops_per_s_min,ops_per_s_max,spread_pct,warmup_ns,warmup_steady");
@@ -99,7 +101,8 @@ class RunsReportTest
         assertThat(median.warmupNs()).isEqualTo(800_000_000L);
         assertThat(median.label()).isEqualTo("Rivulet TCP, busy-spin · flatMap");
         final Report report = new Report(new Machine(2, "test cpu", true, "1 GiB", "test os", "test jdk", "abc1234",
-            "0.1 0.1 0.1"), Counts.of("short"), List.of(32), "./rivulet-bench --runs 3",
+            "0.1 0.1 0.1", "4.0 / 4.1 / 4.2 µs"),
+            Counts.of("short"), List.of(32), "./rivulet-bench --runs 3",
             ZonedDateTime.of(2026, 12, 2, 12, 0, 0, 0, ZoneOffset.UTC), 1_000_000_000L, List.of(merged), List.of(),
             null, List.of("reqresp"), 3);
 

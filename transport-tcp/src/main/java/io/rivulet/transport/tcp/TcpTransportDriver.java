@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  *
  * <p>{@link #doWork(long)} polls the selector without blocking and only records which channels are
  * ready; the engine's later {@code accept}, {@code poll} and connector {@code poll} calls do the I/O,
- * so an idle link costs no system call. A lonely link on an engine that never waits in the selector is read on
+ * so an idle link costs no system call. The few links of an engine that never waits in the selector are read on
  * every poll instead, out of the selector's interest ({@link #DIRECT_READ_LINKS}).
  *
  * <p>The direct buffers of its links and TLS sessions come from one {@link BufferMemory}: they start small, grow on
@@ -41,10 +41,14 @@ public final class TcpTransportDriver implements TransportDriver
     public static final int LISTEN_BACKLOG = 1024;
 
     /**
-     * Most links a driver reads directly, on every poll, while its engine never waits in the selector. Measured with
-     * one (issue 16; docs/ARCHITECTURE.md section 8); each more adds an idle {@code read} to every duty cycle.
+     * Most links a driver reads directly, on every poll, while its engine never waits in the selector; with more, all
+     * go through the selector. Each link read directly adds an idle {@code read} (about 0.4 µs) to every idle duty
+     * cycle, and takes the epoll callback out of every segment its peer sends, which cost a ping-pong about 2 µs a
+     * round trip (issue 16; docs/ARCHITECTURE.md section 8: with 1, a ping-pong beside 1 or 3 idle connections took
+     * 2–5 µs longer than alone; with 4, as long). Aeron's receiver likewise polls its first few UDP transports one by
+     * one and only more of them through the selector.
      */
-    static final int DIRECT_READ_LINKS = 1;
+    static final int DIRECT_READ_LINKS = 4;
     /**
      * While the links are read directly, the selector (listeners, connect attempts, a new link before its first bytes)
      * is polled once in this many duty cycles, or once this long, whichever comes first: an idle {@code selectNow} is

@@ -176,7 +176,8 @@ class TcpTransportDriverTest
         serverDriver.doWork(nowNs + TcpTransportDriver.DIRECT_READ_SELECT_INTERVAL_NS);
         assertThat(serverDriver.selects() - selects).isEqualTo(4);
 
-        // The listener is still in the selector: a second connection is accepted, and the two go back to it.
+        // The listener is still in the selector: a second connection is accepted, and its first bytes too (it is in
+        // the selector until they come).
         final TcpLinkConnector connector = clientDriver.connect(pair.listener().localAddress());
         final TcpLink[] second = new TcpLink[2];
         await("a second connection", () ->
@@ -185,21 +186,67 @@ class TcpTransportDriverTest
             second[1] = second[1] == null ? connector.poll() : second[1];
             return second[0] != null && second[1] != null;
         }, serverDriver, clientDriver);
-        assertThat(serverDriver.readsLinksDirectly()).isFalse();
-        final long before = serverDriver.selects();
-        serverDriver.doWork(nowNs + TcpTransportDriver.DIRECT_READ_SELECT_INTERVAL_NS);
-        serverDriver.doWork(nowNs + TcpTransportDriver.DIRECT_READ_SELECT_INTERVAL_NS);
-        assertThat(serverDriver.selects() - before).as("every cycle, with the links in the selector").isEqualTo(2);
+        assertThat(serverDriver.readsLinksDirectly()).as("two links of at most " +
+            TcpTransportDriver.DIRECT_READ_LINKS).isTrue();
         send(second[1], frame(8, 5), clientDriver);
         receive(second[0], collector, 2, serverDriver);
         assertThat(collector.frames).containsExactly(frame(8, 4), frame(8, 5));
+        assertThat(second[0].readsDirectly()).isTrue();
     }
 
     @Test
-    void shouldPutEveryLinkBackInTheSelectorWhileThereAreSeveralAndReadDirectlyAgainWhenOneIsLeft() throws IOException
+    void shouldReadAFewLinksDirectlyEachOutOfTheSelector() throws IOException
+    {
+        final List<LinkPair> pairs = new ArrayList<>();
+        for (int i = 0; i < TcpTransportDriver.DIRECT_READ_LINKS; i++)
+        {
+            pairs.add(connectPair(serverDriver, clientDriver, "127.0.0.1"));
+        }
+        assertThat(serverDriver.readsLinksDirectly()).isTrue();
+        final FrameCollector collector = new FrameCollector();
+        for (int i = 0; i < pairs.size(); i++)
+        {
+            send(pairs.get(i).clientLink(), frame(8, i), clientDriver);
+            receive(pairs.get(i).serverLink(), collector, i + 1, serverDriver);
+            assertThat(pairs.get(i).serverLink().readsDirectly()).isTrue();
+            assertThat(pairs.get(i).serverLink().selectionKeyInterest()).as("in no epoll set").isZero();
+        }
+
+        // Data on each, read without the selector reporting any of them.
+        for (int i = 0; i < pairs.size(); i++)
+        {
+            send(pairs.get(i).clientLink(), frame(8, 10 + i), clientDriver);
+        }
+        await("a frame on every link, read without the selector", () ->
+        {
+            assertThat(serverDriver.doWork(System.nanoTime())).as("the selector reports nothing").isZero();
+            for (final LinkPair pair : pairs)
+            {
+                pair.serverLink().poll(collector, Integer.MAX_VALUE);
+            }
+            return collector.frames.size() == 2 * pairs.size();
+        });
+        for (int i = 0; i < pairs.size(); i++)
+        {
+            assertThat(collector.frames).contains(frame(8, 10 + i));
+        }
+    }
+
+    @Test
+    void shouldPutEveryLinkBackInTheSelectorWhileThereAreMoreThanItReadsDirectlyAndReadDirectlyAgainWhenFewerAreLeft()
+        throws IOException
     {
         final LinkPair first = connectPair(serverDriver, clientDriver, "127.0.0.1");
-        final LinkPair second = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        send(first.clientLink(), frame(8, 0), clientDriver);
+        final FrameCollector collector = new FrameCollector();
+        receive(first.serverLink(), collector, 1, serverDriver);
+        assertThat(first.serverLink().readsDirectly()).isTrue();
+        final List<LinkPair> others = new ArrayList<>();
+        for (int i = 0; i < TcpTransportDriver.DIRECT_READ_LINKS; i++)
+        {
+            others.add(connectPair(serverDriver, clientDriver, "127.0.0.1"));
+        }
+        final LinkPair second = others.get(others.size() - 1);
         assertThat(serverDriver.readsLinksDirectly()).isFalse();
         assertThat(first.serverLink().readsDirectly()).isFalse();
         assertThat(second.serverLink().readsDirectly()).isFalse();
@@ -207,16 +254,15 @@ class TcpTransportDriverTest
 
         // In the selector's interest again, the first link's data is what the selector reports.
         send(first.clientLink(), frame(8, 1), clientDriver);
-        final FrameCollector collector = new FrameCollector();
-        receive(first.serverLink(), collector, 1, serverDriver);
-        assertThat(collector.frames).containsExactly(frame(8, 1));
+        receive(first.serverLink(), collector, 2, serverDriver);
+        assertThat(collector.frames).containsExactly(frame(8, 0), frame(8, 1));
 
         second.serverLink().close();
         assertThat(serverDriver.readsLinksDirectly()).isTrue();
         assertThat(first.serverLink().readsDirectly()).isTrue();
         send(first.clientLink(), frame(8, 2), clientDriver);
-        receive(first.serverLink(), collector, 2, serverDriver);
-        assertThat(collector.frames).containsExactly(frame(8, 1), frame(8, 2));
+        receive(first.serverLink(), collector, 3, serverDriver);
+        assertThat(collector.frames).containsExactly(frame(8, 0), frame(8, 1), frame(8, 2));
     }
 
     @Test

@@ -139,5 +139,10 @@ final class Nodes
         @Option(names = "--publisher-wait", paramLabel = "WAY",
             description = "how the server's fan-out publisher waits, from the server's READY line (reported only)")
         String publisherWait;
+
+        @Option(names = "--idle-connections", paramLabel = "N", defaultValue = "0",
+            description = "connections to the server opened beside the measured one and left idle, as an application " +
+                "with several peers holds them (default ${DEFAULT-VALUE}; the benchmark's rows use none)")
+        int idleConnections;
     }
 }

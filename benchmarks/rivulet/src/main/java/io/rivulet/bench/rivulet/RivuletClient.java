@@ -97,6 +97,8 @@ public final class RivuletClient implements BenchClient
     private UnsafeBuffer dataBuffer;
     private String address;
     private final List<Connection> fanOutConnections = new ArrayList<>();
+    /** {@code --idle-connections}: open beside {@link #connection}, never used. */
+    private final List<Connection> idleConnections = new ArrayList<>();
     private final List<FanOutReceiver> receivers = new ArrayList<>();
     /** The API the subscriber connections of {@link #fanOutConnections} take their items with. */
     private String fanOutSubscribedWith;
@@ -136,7 +138,8 @@ public final class RivuletClient implements BenchClient
             "settings", how + "; offer " + (waitsForRoom ? "waits for room with offer(.., timeout) when " +
                 "back-pressured (woken by the engine)" : invoker ? "runs the duty cycle when back-pressured" :
                 "waits as for replies when back-pressured (park: " + PARK_NS / 1000 + " µs)") +
-                "; receiver counts fire-and-forgets on the zero-copy handler");
+                "; receiver counts fire-and-forgets on the zero-copy handler" + (options.idleConnections > 0 ?
+                "; " + options.idleConnections + " idle connection(s) to the server beside the measured one" : ""));
     }
 
     @Override
@@ -156,6 +159,10 @@ public final class RivuletClient implements BenchClient
         invoker = context.threadingMode() == ThreadingMode.INVOKER;
         node = Rivulet.launch(context);
         connection = await(node.connect(address));
+        for (int i = 0; i < options.idleConnections; i++)
+        {
+            idleConnections.add(await(node.connect(address)));
+        }
     }
 
     private <T> T await(final Mono<T> mono) throws Exception
@@ -750,6 +757,7 @@ public final class RivuletClient implements BenchClient
     public void close()
     {
         fanOutConnections.forEach(Connection::close);
+        idleConnections.forEach(Connection::close);
         if (connection != null)
         {
             connection.close();

@@ -251,6 +251,11 @@ class TcpTransportDriverTest
         assertThat(first.serverLink().readsDirectly()).isFalse();
         assertThat(second.serverLink().readsDirectly()).isFalse();
         assertThat(first.serverLink().selectionKeyInterest()).isEqualTo(SelectionKey.OP_READ);
+        final long before = serverDriver.selects();
+        final long nowNs = System.nanoTime();
+        serverDriver.doWork(nowNs);
+        serverDriver.doWork(nowNs);
+        assertThat(serverDriver.selects() - before).as("every cycle, with the links in the selector").isEqualTo(2);
 
         // In the selector's interest again, the first link's data is what the selector reports.
         send(first.clientLink(), frame(8, 1), clientDriver);

@@ -372,9 +372,9 @@ final class Report
         }
         md.append("Every ratio the Acceptance section of issue 16 names, from this run (with several runs, of the " +
             "median runs). A report, not a test: nothing fails on it. The issue asks for a quiet machine: compare " +
-            "the load average and the park/unpark round trip in the header, and the spreads. Rivulet rows: the TCP rows (best = lowest p50 or " +
-            "highest rate, named in each line; one-way takes the slowest row, since every row must pass); default " +
-            "row: back-off idle; request-response: the rows with ").append(counts.window())
+            "the load average and the park/unpark round trip in the header, and the spreads. Rivulet rows: the TCP " +
+            "rows (best = lowest p50 or highest rate, named in each line; one-way takes the slowest row, since every " +
+            "row must pass); default row: back-off idle; request-response: the rows with ").append(counts.window())
             .append(" in flight. † marks a ratio with a row whose warm-up hit its time bound before its rate was " +
                 "steady.\n\n");
         md.append(String.format(Locale.ROOT, "**%d of %d measured ratios meet their target** (%d not measured).%n%n",

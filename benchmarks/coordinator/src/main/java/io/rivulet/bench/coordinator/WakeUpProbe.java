@@ -17,7 +17,9 @@ final class WakeUpProbe
 {
     /** Trials, each in threads of its own: the scheduler places them anew. */
     static final int TRIALS = 3;
+    /** Round trips of each trial before the measured ones. */
     static final int WARM_UP = 2_000;
+    /** Round trips each trial measures. */
     static final int ROUND_TRIPS = 10_000;
     /** A trial stops at this, whatever it has measured: a machine this slow says enough. */
     static final long TRIAL_LIMIT_NS = TimeUnit.SECONDS.toNanos(2);

@@ -31,19 +31,15 @@ final class WakeUpProbe
     /** @return each trial's median round trip in µs, as "5.7 / 42.8 / 41.1 µs", or why there is none. */
     static String describe()
     {
-        final double[] medians = new double[TRIALS];
+        final StringBuilder text = new StringBuilder();
         for (int i = 0; i < TRIALS; i++)
         {
-            medians[i] = medianRoundTripNs() / 1000.0;
-            if (Double.isNaN(medians[i]))
+            final double medianNs = medianRoundTripNs();
+            if (Double.isNaN(medianNs))
             {
                 return "not measured (a trial was interrupted or measured nothing)";
             }
-        }
-        final StringBuilder text = new StringBuilder();
-        for (final double median : medians)
-        {
-            text.append(text.length() == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%.1f", median));
+            text.append(i == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%.1f", medianNs / 1000.0));
         }
         return text.append(" µs").toString();
     }
@@ -52,10 +48,6 @@ final class WakeUpProbe
     static double medianRoundTripNs()
     {
         final Turn turn = new Turn(Thread.currentThread());
-        final Thread partner = new Thread(turn::answer, "rivulet-bench-wake-up-probe");
-        partner.setDaemon(true);
-        turn.partner = partner;
-        partner.start();
         final long[] roundTrips = new long[ROUND_TRIPS];
         int measured = 0;
         final long startNs = System.nanoTime();
@@ -90,14 +82,18 @@ final class WakeUpProbe
     private static final class Turn
     {
         private final Thread caller;
-        private Thread partner;
+        private final Thread partner;
         /** True while the partner has the turn. */
         private volatile boolean partnersTurn;
         private volatile boolean stopped;
 
+        /** Starts the partner thread, which answers until {@link #stop()}. */
         Turn(final Thread caller)
         {
             this.caller = caller;
+            partner = new Thread(this::answer, "rivulet-bench-wake-up-probe");
+            partner.setDaemon(true);
+            partner.start();
         }
 
         /** The caller gives the turn and parks until it is back; false when interrupted. */

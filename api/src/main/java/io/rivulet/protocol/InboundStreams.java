@@ -290,7 +290,7 @@ final class InboundStreams
                 return;
             }
         }
-        counters.onRequestResponseReply(System.nanoTime() - reply.sentNs);
+        counters.onRequestResponseReply(connection.replyArrivalNs() - reply.sentNs);
         final Reassembly reassembly = reply.reassembly;
         final ReplyHandler handler = reply.handler;
         final long requestId = reply.requestId();

@@ -25,6 +25,7 @@ import io.rivulet.spi.Violation;
 import io.rivulet.topic.TopicEndpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.status.AtomicCounter;
 import reactor.core.publisher.Sinks;
 
@@ -81,6 +82,7 @@ public final class ProtocolConnection implements ConnectionOutput
     /** Set by the sender when it sent application messages, cleared by the conductor's idle check. */
     private volatile boolean messagesSent;
     private long nowNs;
+    private final ArrivalClock arrivalClock = new ArrivalClock(SystemNanoClock.INSTANCE);
 
     /**
      * A connection without authentication or extensions (protocol tests).
@@ -185,6 +187,16 @@ public final class ProtocolConnection implements ConnectionOutput
     public ConnectionCounters counters()
     {
         return counters;
+    }
+
+    /**
+     * Conductor: the time a reply arrived, for the round-trip histogram; one clock read per poll of the link.
+     *
+     * @return System.nanoTime() as the poll handling the reply first read it.
+     */
+    long replyArrivalNs()
+    {
+        return arrivalClock.nanoTime();
     }
 
     /** @return the connection id, unique in the node, that labels its counters and log lines. */
@@ -463,6 +475,7 @@ public final class ProtocolConnection implements ConnectionOutput
 
     private int pollLink()
     {
+        arrivalClock.pollStarted();
         try
         {
             final int frames = link.poll(dispatcher, settings.frameLimit());
@@ -483,6 +496,10 @@ public final class ProtocolConnection implements ConnectionOutput
         catch (final IOException ex)
         {
             close.lose(new ConnectionLostException("connection to " + remoteAddress + " lost: " + ex.getMessage(), ex));
+        }
+        finally
+        {
+            arrivalClock.pollEnded();
         }
         return 1;
     }

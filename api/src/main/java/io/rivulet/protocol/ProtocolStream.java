@@ -389,7 +389,7 @@ final class ProtocolStream
         if (kind == Kind.REQUESTER_RESPONSE)
         {
             // Before the subscriber sees the reply, so that the round trip is in the histogram once it has.
-            connection.counters().onRequestResponseReply(System.nanoTime() - requestSentNs);
+            connection.counters().onRequestResponseReply(connection.replyArrivalNs() - requestSentNs);
         }
         if (FrameFlags.isSet(flags, FrameFlags.NEXT) && !inbound.onMessage(message, false))
         {

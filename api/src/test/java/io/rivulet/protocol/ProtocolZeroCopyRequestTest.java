@@ -9,6 +9,7 @@ import io.rivulet.RejectedException;
 import io.rivulet.ReplyHandler;
 import io.rivulet.Responder;
 import io.rivulet.codec.FrameType;
+import io.rivulet.counters.HistogramSnapshot;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -117,6 +118,7 @@ class ProtocolZeroCopyRequestTest
         h.settle();
         final Recorder handler = new Recorder();
         final List<String> expected = new ArrayList<>();
+        final long startNs = System.nanoTime();
 
         for (int i = 0; i < 50; i++)
         {
@@ -127,8 +129,14 @@ class ProtocolZeroCopyRequestTest
         assertThat(pendingReplies(h.client)).isEqualTo(50);
         h.settle();
 
+        final long elapsedNs = System.nanoTime() - startNs;
+
         assertThat(handler.calls).containsExactlyElementsOf(expected);
         assertThat(pendingReplies(h.client)).isZero();
+        // The replies arrive in one poll, which reads the clock once for all of them; each still counts.
+        final HistogramSnapshot roundTrips = h.client.counters.requestLatency.snapshot();
+        assertThat(roundTrips.count()).as("a round trip per reply").isEqualTo(50);
+        assertThat(roundTrips.maxNs()).as("no round trip longer than the test").isPositive().isLessThanOrEqualTo(elapsedNs);
     }
 
     @Test

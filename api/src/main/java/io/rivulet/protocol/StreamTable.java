@@ -30,10 +30,13 @@ final class StreamTable
     private final Runnable adoptAnnounced;
     /** Streams opened on application threads, not yet in the table; linked through ProtocolStream.nextAnnounced. */
     private final AtomicReference<ProtocolStream> announced = new AtomicReference<>();
-    /** This side's ids in use (in the table, announced, or a pending reply's); guarded by itself. */
+    /**
+     * This side's ids in use by streams (in the table or announced) and by cancelled zero-copy requests whose CANCEL
+     * has not gone out yet; guarded by itself, the lock of everything this side's ids touch.
+     */
     private final IntHashSet ownIds = new IntHashSet();
-    /** Zero-copy requests waiting for their replies, by stream id; guarded by ownIds. */
-    private final Int2ObjectHashMap<PendingReply> replies = new Int2ObjectHashMap<>();
+    /** Zero-copy requests waiting for their replies, by stream id; their ids are in use too; guarded by ownIds. */
+    private final PendingReplies replies = new PendingReplies();
     /** Spare entries for {@link #replies}, linked through nextFree; guarded by ownIds. */
     private PendingReply spareReplies;
     /** Set under the lock when the connection closed: no reply can wait any more. */
@@ -70,7 +73,7 @@ final class StreamTable
     {
         synchronized (ownIds)
         {
-            if (ownIds.size() >= limit)
+            if (ownIds.size() + replies.size() >= limit)
             {
                 return 0;
             }
@@ -101,7 +104,8 @@ final class StreamTable
     private int nextFree()
     {
         int id = nextStreamId;
-        while (ownIds.contains(id))
+        // An id whose pending-reply slot holds an older request is skipped as if in use: its request could not wait.
+        while ((!ownIds.isEmpty() && ownIds.contains(id)) || !replies.isSlotFree(id))
         {
             id = advance(id);
         }
@@ -147,12 +151,11 @@ final class StreamTable
     {
         synchronized (ownIds)
         {
-            if (repliesClosed || ownIds.size() >= limit)
+            if (repliesClosed || ownIds.size() + replies.size() >= limit)
             {
                 return null;
             }
             final int id = nextFree();
-            ownIds.add(id);
             PendingReply reply = spareReplies;
             if (reply != null)
             {
@@ -166,7 +169,7 @@ final class StreamTable
             reply.streamId = id;
             reply.handler = handler;
             reply.sentNs = sentNs;
-            replies.put(id, reply);
+            replies.put(reply);
             pendingReplies = replies.size();
             return reply;
         }
@@ -213,9 +216,9 @@ final class StreamTable
             if (reply != null)
             {
                 pendingReplies = replies.size();
-                if (releaseId)
+                if (!releaseId)
                 {
-                    ownIds.remove(streamId);
+                    ownIds.add(streamId); // in use until release(), after the CANCEL
                 }
             }
             return reply;
@@ -240,12 +243,8 @@ final class StreamTable
         synchronized (ownIds)
         {
             repliesClosed = true;
-            final ArrayList<PendingReply> waiting = new ArrayList<>(replies.values());
-            for (int i = 0; i < waiting.size(); i++)
-            {
-                ownIds.remove(waiting.get(i).streamId);
-            }
-            replies.clear();
+            final ArrayList<PendingReply> waiting = new ArrayList<>(replies.size());
+            replies.removeAll(waiting);
             pendingReplies = 0;
             return waiting;
         }
@@ -319,7 +318,7 @@ final class StreamTable
     {
         synchronized (ownIds)
         {
-            return ownIds.size();
+            return ownIds.size() + replies.size();
         }
     }
 

@@ -1,5 +1,7 @@
 package io.rivulet.protocol;
 
+import io.rivulet.MessageView;
+import io.rivulet.ReplyHandler;
 import io.rivulet.Responder;
 import io.rivulet.counters.NodeCounters;
 import org.junit.jupiter.api.Test;
@@ -126,6 +128,46 @@ class StreamTableTest
         assertThat(table.get(id)).as("a frame for it adopts it").isSameAs(stream);
         assertThat(table.get(id + 2)).as("an unknown id stays unknown").isNull();
         assertThat(table.takeAnnounced()).isNull();
+    }
+
+    @Test
+    void shouldSkipAnIdWhosePendingReplySlotAnOlderRequestStillHolds()
+    {
+        final StreamTable table = new StreamTable(true);
+        final ReplyHandler handler = new ReplyHandler()
+        {
+            @Override
+            public void onReply(final long requestId, final MessageView reply)
+            {
+            }
+
+            @Override
+            public void onError(final long requestId, final Throwable error)
+            {
+            }
+        };
+        final PendingReply straggler = table.openReply(1024, handler, 0);
+        assertThat(straggler.streamId).isEqualTo(1);
+        int lastId = 0;
+        for (int i = 0; i < 63; i++) // ids 3 .. 127, each answered before the next: the slots never grow
+        {
+            final PendingReply reply = table.openReply(1024, handler, 0);
+            lastId = reply.streamId;
+            assertThat(table.takeReply(lastId, true)).isSameAs(reply);
+            table.recycle(reply);
+        }
+        assertThat(lastId).isEqualTo(127);
+
+        final PendingReply next = table.openReply(1024, handler, 0);
+        assertThat(next.streamId).as("129 shares the straggler's slot").isEqualTo(131);
+        assertThat(table.ownStreams()).isEqualTo(2);
+        assertThat(table.takeReply(1, false)).as("cancelled: its id stays in use until released").isSameAs(straggler);
+        assertThat(table.ownStreams()).isEqualTo(2);
+        assertThat(table.allocateOwn(1024)).isEqualTo(133);
+        table.release(1);
+        assertThat(table.ownStreams()).isEqualTo(2);
+        assertThat(table.takeAllReplies()).containsExactly(next);
+        assertThat(table.ownStreams()).as("the stream's id").isEqualTo(1);
     }
 
     private ProtocolStream stream(final ProtocolStream.Kind kind)

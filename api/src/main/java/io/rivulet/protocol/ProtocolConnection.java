@@ -79,10 +79,11 @@ public final class ProtocolConnection implements ConnectionOutput
     private final boolean client;
     /** Frames the sender drains from the ring, for {@link FrameLogger}; null when it was off at creation. */
     private final FrameLogger sentFrames;
+    /** When the replies of a poll arrived, for the round-trip histogram. */
+    private final ArrivalClock arrivalClock = new ArrivalClock(SystemNanoClock.INSTANCE);
     /** Set by the sender when it sent application messages, cleared by the conductor's idle check. */
     private volatile boolean messagesSent;
     private long nowNs;
-    private final ArrivalClock arrivalClock = new ArrivalClock(SystemNanoClock.INSTANCE);
 
     /**
      * A connection without authentication or extensions (protocol tests).

@@ -105,7 +105,7 @@ final class StreamTable
     {
         int id = nextStreamId;
         // An id whose pending-reply slot holds an older request is skipped as if in use: its request could not wait.
-        while ((!ownIds.isEmpty() && ownIds.contains(id)) || !replies.isSlotFree(id))
+        while (ownIds.contains(id) || !replies.isSlotFree(id))
         {
             id = advance(id);
         }

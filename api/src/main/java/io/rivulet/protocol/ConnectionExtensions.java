@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  * node extension attaches once when the connection opens, in the node's order, and claims its frame types.
  * Dispatch is by frame type through a table; the duty cycle and the close reach every extension in order.
  *
- * <p>Conductor thread, except {@link #offer} and {@link #isSending()}, which the sender's thread calls.
+ * <p>Conductor thread, except {@link #offer}, {@link #offerRun} and {@link #isSending()}, which the sender's thread
+ * calls.
  */
 final class ConnectionExtensions implements ConnectionServices
 {
@@ -137,6 +138,21 @@ final class ConnectionExtensions implements ConnectionServices
             sentFrames.log(buffer, offset, length);
         }
         return true;
+    }
+
+    @Override
+    public int offerRun(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (sentFrames != null)
+        {
+            return ConnectionServices.super.offerRun(buffer, offset, length); // frame by frame, each logged
+        }
+        final int taken = link.offerRun(buffer, offset, length);
+        if (taken > 0)
+        {
+            outbound.scheduleFlush();
+        }
+        return taken;
     }
 
     @Override

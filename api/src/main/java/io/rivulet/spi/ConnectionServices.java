@@ -7,7 +7,7 @@ import org.agrona.DirectBuffer;
  * the link's send half for data, the peer's identity, and the way to end the connection when the peer breaks
  * the protocol. Conductor thread unless a method says otherwise.
  */
-public interface ConnectionServices
+public interface ConnectionServices extends FrameOutlet
 {
     /**
      * Queues one whole control frame on the connection's outbound ring, behind its other frames.
@@ -17,10 +17,11 @@ public interface ConnectionServices
     boolean sendControl(DirectBuffer buffer, int offset, int length);
 
     /**
-     * Sender thread only: hands one frame straight to the link's send half.
+     * Sender thread only: hands one frame straight to the link's send half ({@link #offerRun} a run of them).
      *
      * @return false when the link has no room now.
      */
+    @Override
     boolean offer(DirectBuffer buffer, int offset, int length);
 
     /** Any thread: true while frames may be offered (the connection is open and not draining to a close). */

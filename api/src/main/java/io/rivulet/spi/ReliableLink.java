@@ -11,12 +11,12 @@ import java.io.IOException;
  * {@link TransportSettings#maxFrameLength()} on receive; the engine validates their contents.
  * Frames are 1 to {@code maxFrameLength} bytes.
  *
- * <p>Threading: the engine's sender agent calls {@link #offer}, {@link #flush()} and {@link #isFlushed()};
- * the conductor calls {@link #poll}, {@link #close()} and the address accessors. In DEDICATED mode these
- * are two threads, so keep send-side and receive-side state apart. The conductor closes a link only
- * after the sender has released it. No method blocks.
+ * <p>Threading: the engine's sender agent calls {@link #offer}, {@link #offerRun}, {@link #flush()} and
+ * {@link #isFlushed()}; the conductor calls {@link #poll}, {@link #close()} and the address accessors. In
+ * DEDICATED mode these are two threads, so keep send-side and receive-side state apart. The conductor closes a
+ * link only after the sender has released it. No method blocks.
  */
-public interface ReliableLink extends AutoCloseable
+public interface ReliableLink extends AutoCloseable, FrameOutlet
 {
     /**
      * Queues one whole frame for sending (copied into the link's send buffer).
@@ -26,6 +26,7 @@ public interface ReliableLink extends AutoCloseable
      * @param length of the frame, at most {@link TransportSettings#maxFrameLength()}.
      * @return false when the send buffer has no room now: back-pressure, try again after {@link #flush()}.
      */
+    @Override
     boolean offer(DirectBuffer buffer, int offset, int length);
 
     /**

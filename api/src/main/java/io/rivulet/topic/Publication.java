@@ -29,13 +29,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * from there; the engine keeps no per-subscriber copy.
  *
  * <pre>
- *   log record (8-byte aligned; positions grow forever, index = position &amp; (capacity - 1)):
- *    0               4               8
- *   +---------------+---------------+------------------------------------------+-----+
- *   | record length | frame length  | TOPIC_DATA frame: header, topicId,       | pad |
- *   |   (aligned)   | (0 = padding) | sessionId, sequence, key, data length,   |     |
- *   |               |               | data                                     |     |
- *   +---------------+---------------+------------------------------------------+-----+
+ *   log record (unaligned, end to end: the TCP link's wire format, see LogRecords;
+ *               positions grow forever, index = position &amp; (capacity - 1)):
+ *    0               4
+ *   +---------------+------------------------------------------+---------------+----
+ *   | frame length  | TOPIC_DATA frame: header, topicId,       | frame length  | ...
+ *   | (LE; negative:| sessionId, sequence, key, data length,   | of the next   |
+ *   | bytes to skip)| data                                     | record        |
+ *   +---------------+------------------------------------------+---------------+----
  *
  *   positions:   keeper/cursors (min) ........ published ........ limit = min + capacity
  *                |&lt;-------- buffered (&lt;= capacity) --------&gt;|
@@ -171,14 +172,14 @@ public final class Publication implements AutoCloseable
         {
             return KEY_LIMIT_EXCEEDED;
         }
-        final int recordLength = TopicOptions.recordLength(length);
+        final int recordLength = LogRecords.recordLength(length);
         final int index = reserve(recordLength);
         if (index < 0)
         {
             return BACK_PRESSURED;
         }
         final long next = sequence + 1;
-        final int frameLength = frames.writeTopicData(log, index + TopicOptions.RECORD_HEADER_LENGTH, topicId,
+        final int frameLength = frames.writeTopicData(log, index + LogRecords.HEADER_LENGTH, topicId,
             sessionId, next, key, buffer, offset, length);
         return commit(index, recordLength, frameLength, next, key);
     }
@@ -198,7 +199,7 @@ public final class Publication implements AutoCloseable
             return CLOSED;
         }
         checkNoClaim();
-        final int recordLength = TopicOptions.recordLength(length);
+        final int recordLength = LogRecords.recordLength(length);
         final int index = reserve(recordLength);
         if (index < 0)
         {
@@ -322,7 +323,7 @@ public final class Publication implements AutoCloseable
     }
 
     /**
-     * Makes room for a record at the tail, after a padding record when it would not fit before the end of
+     * Makes room for a record at the tail, after a skip when it would not fit before the end of
      * the ring. Nothing becomes visible to readers until {@link #publish(long, long)}.
      *
      * @return the record's index in the log, or -1 when the limit does not allow it.
@@ -339,8 +340,7 @@ public final class Publication implements AutoCloseable
                 backPressureEvents++;
                 return -1;
             }
-            log.putInt(index, toEnd);
-            log.putInt(index + 4, 0);
+            LogRecords.putSkip(log, index, toEnd);
             tail += toEnd;
             return 0;
         }
@@ -354,8 +354,7 @@ public final class Publication implements AutoCloseable
 
     private long commit(final int index, final int recordLength, final int frameLength, final long next, final long key)
     {
-        log.putInt(index, recordLength);
-        log.putInt(index + 4, frameLength);
+        LogRecords.putFrameLength(log, index, frameLength);
         if (keys != null)
         {
             keys.add(key);
@@ -385,7 +384,7 @@ public final class Publication implements AutoCloseable
             return KEY_LIMIT_EXCEEDED;
         }
         final long next = sequence + 1;
-        final int frameLength = frames.writeTopicDataHeader(log, index + TopicOptions.RECORD_HEADER_LENGTH, topicId,
+        final int frameLength = frames.writeTopicDataHeader(log, index + LogRecords.HEADER_LENGTH, topicId,
             sessionId, next, key, length);
         return commit(index, recordLength, frameLength, next, key);
     }
@@ -393,8 +392,7 @@ public final class Publication implements AutoCloseable
     void abortClaim(final int index, final int recordLength)
     {
         claimOutstanding = false;
-        log.putInt(index, recordLength);
-        log.putInt(index + 4, 0); // padding: readers skip it
+        LogRecords.putSkip(log, index, recordLength); // readers skip it
         publish(tail + recordLength, sequence);
     }
 
@@ -410,7 +408,7 @@ public final class Publication implements AutoCloseable
 
     static int dataOffset(final int recordIndex)
     {
-        return recordIndex + TopicOptions.RECORD_HEADER_LENGTH + FrameWriter.TOPIC_DATA_HEADER_LENGTH;
+        return recordIndex + LogRecords.HEADER_LENGTH + FrameWriter.TOPIC_DATA_HEADER_LENGTH;
     }
 
     // ---------------------------------------------------------------------------------- for the engine

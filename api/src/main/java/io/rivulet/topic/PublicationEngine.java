@@ -61,8 +61,8 @@ final class PublicationEngine
         this.log = publication.logBuffer();
         this.mask = publication.mask();
         this.capacity = publication.capacity();
-        // A writer blocked at the limit may need room for one record plus the padding before it.
-        this.lagThreshold = capacity - 2L * TopicOptions.recordLength(options.maxMessageLength());
+        // A writer blocked at the limit may need room for one record plus the skip before it.
+        this.lagThreshold = capacity - 2L * LogRecords.recordLength(options.maxMessageLength());
     }
 
     /** Conductor: a subscriber connection attached; the sender thread starts it at the keeper's position. */
@@ -132,11 +132,14 @@ final class PublicationEngine
         while (keeperPosition < published)
         {
             final int index = (int)(keeperPosition & mask);
-            final int recordLength = log.getInt(index);
-            final int frameLength = log.getInt(index + 4);
-            if (frameLength > 0)
+            final int frameLength = LogRecords.frameLengthAt(log, index, capacity);
+            if (frameLength < 0)
             {
-                final int frame = index + TopicOptions.RECORD_HEADER_LENGTH;
+                keeperPosition -= frameLength;
+            }
+            else
+            {
+                final int frame = index + LogRecords.HEADER_LENGTH;
                 final long sequence = log.getLong(frame + FrameWriter.TOPIC_DATA_SEQUENCE_OFFSET, ByteOrder.LITTLE_ENDIAN);
                 if (table != null)
                 {
@@ -145,8 +148,8 @@ final class PublicationEngine
                         frameLength - FrameWriter.TOPIC_DATA_HEADER_LENGTH);
                 }
                 keeperSequence = sequence;
+                keeperPosition += LogRecords.HEADER_LENGTH + frameLength;
             }
-            keeperPosition += recordLength;
             work++;
         }
         if (work > 0 && table != null)

@@ -14,8 +14,8 @@ import java.util.Arrays;
  * on (the link, or the data path once both ends agreed to it), the clock of the current duty cycle or frame,
  * the closed state, and protocol violations, which close the connection.
  *
- * <p>Thread-safety: the conductor, except the link's {@code offer} and {@code isSending} (sender thread) and
- * {@link #isClosed()} (any thread).
+ * <p>Thread-safety: the conductor, except the link's {@code offer}, {@code offerRun} and {@code isSending} (sender
+ * thread) and {@link #isClosed()} (any thread).
  */
 final class TopicConnection
 {
@@ -138,6 +138,14 @@ final class TopicConnection
             final TopicDataPath path = dataPath;
             return path != null && path.isOpen() ? path.offer(buffer, offset, length) :
                 connection.offer(buffer, offset, length);
+        }
+
+        @Override
+        public int offerRun(final DirectBuffer buffer, final int offset, final int length)
+        {
+            final TopicDataPath path = dataPath;
+            return path != null && path.isOpen() ? path.offerRun(buffer, offset, length) :
+                connection.offerRun(buffer, offset, length);
         }
 
         @Override

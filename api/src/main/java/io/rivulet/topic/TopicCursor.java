@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * topic shares it (they share the connection, so the receiving side fans each frame out locally).
  *
  * <p>What the cursor sends, in order (every frame goes straight to the connection's link; TOPIC_DATA is
- * offered from the log itself, so the copy into the link is the transport's write):
+ * offered from the log itself, in runs of records, so the copy into the link is the transport's write):
  *
  * <pre>
  *   per joining subscription:  TOPIC_ATTACH(S)  TOPIC_SNAPSHOT x n (seq &lt;= S)      no credits used
@@ -419,7 +419,10 @@ final class TopicCursor
         return work;
     }
 
-    /** Offers TOPIC_DATA frames straight from the log: no copy but the link's own. */
+    /**
+     * Offers TOPIC_DATA frames straight from the log, in runs: the records between two skips (or the end of the
+     * ring) are the link's wire format already, so each run is one {@link TopicLink#offerRun} and one copy.
+     */
     private int sendData(final long nowNs, final PublicationEngine engine, final TopicSender sender)
     {
         final long budget = credits.get();
@@ -429,29 +432,61 @@ final class TopicCursor
         }
         final MutableDirectBuffer log = engine.log();
         final int mask = engine.mask();
+        final int capacity = mask + 1;
         final long end = engine.keeperPosition();
         int sent = 0;
         int sentBytes = 0;
-        int lastFrame = 0;
+        int lastFrame = -1;
         int work = 0;
         while (position < end && sent < budget && work < FRAMES_PER_CYCLE)
         {
-            final int index = (int)(position & mask);
-            final int recordLength = log.getInt(index);
-            final int frameLength = log.getInt(index + 4);
-            if (frameLength > 0)
+            final int runStart = (int)(position & mask);
+            final int skip = LogRecords.frameLengthAt(log, runStart, capacity);
+            if (skip < 0)
             {
-                final int frame = index + TopicOptions.RECORD_HEADER_LENGTH;
-                if (!link.offer(log, frame, frameLength)) // straight from the log: encoded once, for every subscriber
+                position -= skip;
+                work++;
+                continue;
+            }
+            // The run: whole records from here until a skip, the end of the ring, the keeper or the budget.
+            int runEnd = runStart;
+            int runFrames = 0;
+            int runLastFrame = runStart;
+            final long runLimit = Math.min(end - position, capacity - runStart);
+            while (runEnd - runStart < runLimit && sent + runFrames < budget && work + runFrames < FRAMES_PER_CYCLE)
+            {
+                final int frameLength = LogRecords.frameLengthAt(log, runEnd, capacity);
+                if (frameLength < 0)
                 {
                     break;
                 }
-                lastFrame = frame;
+                runLastFrame = runEnd + LogRecords.HEADER_LENGTH;
+                runEnd = runLastFrame + frameLength;
+                runFrames++;
+            }
+            final int runLength = runEnd - runStart;
+            final int taken = link.offerRun(log, runStart, runLength); // encoded once, for every subscriber
+            if (taken == runLength)
+            {
+                lastFrame = runLastFrame;
+                sentBytes += runLength - runFrames * LogRecords.HEADER_LENGTH;
+                sent += runFrames;
+                work += runFrames;
+                position += runLength;
+                continue;
+            }
+            // The link took the run's first frames only: count them, and go on next cycle.
+            for (int index = runStart; index < runStart + taken; )
+            {
+                final int frameLength = LogRecords.frameLengthAt(log, index, capacity);
+                lastFrame = index + LogRecords.HEADER_LENGTH;
                 sentBytes += frameLength;
                 sent++;
+                work++;
+                index = lastFrame + frameLength;
             }
-            position += recordLength;
-            work++;
+            position += taken;
+            break;
         }
         if (sent > 0)
         {

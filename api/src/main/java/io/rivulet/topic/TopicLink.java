@@ -1,5 +1,6 @@
 package io.rivulet.topic;
 
+import io.rivulet.spi.FrameOutlet;
 import org.agrona.DirectBuffer;
 
 /**
@@ -7,7 +8,7 @@ import org.agrona.DirectBuffer;
  * an ordered path for control frames and a direct path to the link for the frames it sends from a
  * publication's log. Implemented by the endpoint over its connection.
  */
-interface TopicLink
+interface TopicLink extends FrameOutlet
 {
     /**
      * Conductor: queues a control frame (SUBSCRIBE, UNSUBSCRIBE, TOPIC_STATUS) on the connection's outbound
@@ -19,10 +20,11 @@ interface TopicLink
 
     /**
      * Sender thread only: hands one frame to the link's send half (the transport copies it into its send
-     * buffer or posts it).
+     * buffer or posts it); {@link #offerRun} hands a run of the log's records.
      *
      * @return false when the link has no room now.
      */
+    @Override
     boolean offer(DirectBuffer buffer, int offset, int length);
 
     /** @return true while frames may be offered (the connection is open and not draining to a close). */

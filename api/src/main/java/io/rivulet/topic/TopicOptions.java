@@ -24,10 +24,6 @@ public final class TopicOptions
     public static final int DEFAULT_MAX_KEYS = 4096;
     /** Most keys a topic may have: also the most snapshot entries a subscriber accepts. */
     public static final int MAX_KEYS_LIMIT = 1 << 16;
-    /** Bytes of a log record's own header (record length, frame length). */
-    static final int RECORD_HEADER_LENGTH = 8;
-    /** Log records are aligned to this. */
-    static final int RECORD_ALIGNMENT = 8;
 
     private final SlowConsumerPolicy policy;
     private KeyExtractor keyOf;
@@ -151,7 +147,7 @@ public final class TopicOptions
         {
             throw new ConfigurationException("topic logCapacity must be a power of two of at least 4096: " + logCapacity);
         }
-        final int logBudget = logCapacity / 8 - RECORD_HEADER_LENGTH - FrameWriter.TOPIC_DATA_HEADER_LENGTH;
+        final int logBudget = logCapacity / 8 - LogRecords.recordLength(0);
         copy.maxMessageLength = maxMessageLength == 0 ? Math.min(frameBudget, logBudget) : maxMessageLength;
         if (copy.maxMessageLength < 1 || copy.maxMessageLength > frameBudget)
         {
@@ -168,12 +164,6 @@ public final class TopicOptions
             throw new ConfigurationException("topic maxKeys must be within [1, " + MAX_KEYS_LIMIT + "]: " + maxKeys);
         }
         return copy;
-    }
-
-    /** @return the aligned log record length of a message of {@code dataLength} bytes. */
-    static int recordLength(final int dataLength)
-    {
-        return BitUtil.align(RECORD_HEADER_LENGTH + FrameWriter.TOPIC_DATA_HEADER_LENGTH + dataLength, RECORD_ALIGNMENT);
     }
 
     @Override

@@ -416,6 +416,9 @@ final class TopicHarness
         private final ArrayDeque<byte[]> inbox = new ArrayDeque<>();
         private final FrameReader reader = new FrameReader();
         final int[] sentByType = new int[32];
+        /** Calls of {@link #offerRun}, and the frames they held (taken or not). */
+        int runs;
+        int framesInRuns;
         MemoryLink peer;
         boolean closed;
 
@@ -446,6 +449,18 @@ final class TopicHarness
             sentByType[reader.frameType()]++;
             peer.inbox.add(frame);
             return true;
+        }
+
+        @Override
+        public int offerRun(final DirectBuffer buffer, final int offset, final int length)
+        {
+            runs++;
+            for (int index = offset; index < offset + length; )
+            {
+                framesInRuns++;
+                index += RUN_PREFIX_LENGTH + buffer.getInt(index, RUN_PREFIX_ORDER);
+            }
+            return ReliableLink.super.offerRun(buffer, offset, length); // frame by frame, each checked
         }
 
         @Override

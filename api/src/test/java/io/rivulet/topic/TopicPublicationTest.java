@@ -49,7 +49,7 @@ class TopicPublicationTest
             accepted++;
         }
         assertThat(result).isEqualTo(Publication.BACK_PRESSURED);
-        final int record = TopicOptions.recordLength(40);
+        final int record = LogRecords.recordLength(40);
         assertThat(accepted).isEqualTo(4096 / record);
         assertThat(publication.backPressureEvents()).isEqualTo(1);
 

@@ -2,6 +2,7 @@ package io.rivulet.transport.tcp;
 
 import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.FrameHandler;
+import io.rivulet.spi.FrameOutlet;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
 import io.rivulet.spi.ReliableLink;
@@ -56,9 +57,10 @@ import java.nio.channels.SocketChannel;
 public final class TcpLink implements ReliableLink, Selectable
 {
     /** Bytes of the length prefix before each frame. */
-    public static final int LENGTH_PREFIX_LENGTH = Integer.BYTES;
+    public static final int LENGTH_PREFIX_LENGTH = FrameOutlet.RUN_PREFIX_LENGTH;
 
-    private static final ByteOrder PREFIX_ORDER = ByteOrder.LITTLE_ENDIAN;
+    /** The same as a run's ({@link FrameOutlet#RUN_PREFIX_ORDER}): {@link #offerRun} copies runs as they are. */
+    private static final ByteOrder PREFIX_ORDER = FrameOutlet.RUN_PREFIX_ORDER;
     /** Wrapped by the views once their buffers are freed: a stray access then fails its bounds check. */
     private static final byte[] NO_BYTES = new byte[0];
 
@@ -188,6 +190,28 @@ public final class TcpLink implements ReliableLink, Selectable
         sendTail += required;
 
         return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A run is this link's wire format already: it is copied into the send buffer whole when it fits, frame by
+     * frame as far as there is room when it does not.
+     */
+    @Override
+    public int offerRun(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (closed)
+        {
+            return length; // discarded, as offer discards
+        }
+        if (sendTail + length > sendCapacity && !makeRoomToSend(length))
+        {
+            return ReliableLink.super.offerRun(buffer, offset, length);
+        }
+        sendBuffer.putBytes(sendTail, buffer, offset, length);
+        sendTail += length;
+        return length;
     }
 
     /**

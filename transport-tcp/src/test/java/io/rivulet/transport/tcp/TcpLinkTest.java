@@ -114,6 +114,100 @@ class TcpLinkTest
     }
 
     @Test
+    void shouldTakeARunOfFramesWholeAndDeliverItsFramesOneByOne() throws IOException
+    {
+        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        final List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < 100; i++)
+        {
+            sent.add(frame(1 + (i * 37) % MAX_FRAME_LENGTH, i));
+        }
+        final UnsafeBuffer run = run(sent);
+
+        assertThat(pair.clientLink().offerRun(run, 0, run.capacity())).isEqualTo(run.capacity());
+        assertThat(pair.clientLink().pendingSendBytes()).isEqualTo(run.capacity()); // the run is the wire format
+        assertThat(pair.clientLink().flush()).isEqualTo(run.capacity());
+
+        final FrameCollector received = new FrameCollector();
+        receive(pair.serverLink(), received, sent.size(), serverDriver, clientDriver);
+        assertThat(received.frames).containsExactlyElementsOf(sent);
+    }
+
+    @Test
+    void shouldTakeAsManyWholeFramesOfARunAsTheSendBufferHolds() throws IOException
+    {
+        final LinkPair pair = connectWithMinimalBuffers();
+        final List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < 60; i++)
+        {
+            sent.add(frame(0 == i % 4 ? MAX_FRAME_LENGTH : 1 + (i * 131) % MAX_FRAME_LENGTH, i));
+        }
+        final UnsafeBuffer run = run(sent);
+
+        final int firstTake = pair.clientLink().offerRun(run, 0, run.capacity());
+        assertThat(firstTake).isPositive().isLessThan(run.capacity())
+            .isLessThanOrEqualTo(MAX_FRAME_LENGTH + TransportSettings.FRAMING_ALLOWANCE);
+        assertThat(frameBoundaries(sent)).as("whole frames only").contains(firstTake);
+
+        final FrameCollector received = new FrameCollector();
+        final int[] taken = { firstTake };
+        await("the rest of the run through a send buffer smaller than it", () ->
+        {
+            pair.clientLink().flush();
+            pair.serverLink().poll(received, Integer.MAX_VALUE);
+            if (taken[0] < run.capacity())
+            {
+                final int take = pair.clientLink().offerRun(run, taken[0], run.capacity() - taken[0]);
+                assertThat(frameBoundaries(sent)).contains(taken[0] + take);
+                taken[0] += take;
+            }
+            return received.frames.size() == sent.size();
+        }, serverDriver, clientDriver);
+
+        assertThat(received.frames).containsExactlyElementsOf(sent);
+    }
+
+    /** Drivers whose links' buffers hold one largest frame and no more, and a pair connected through them. */
+    private LinkPair connectWithMinimalBuffers() throws IOException
+    {
+        serverDriver.close();
+        clientDriver.close();
+        final int bufferLength = MAX_FRAME_LENGTH + TransportSettings.FRAMING_ALLOWANCE;
+        final TransportSettings minimal = new TransportSettings(MAX_FRAME_LENGTH, bufferLength, bufferLength, 0, 0);
+        serverDriver = new TcpTransport().open(minimal);
+        clientDriver = new TcpTransport().open(minimal);
+        return connectPair(serverDriver, clientDriver, "127.0.0.1");
+    }
+
+    /** @return the frames laid end to end, each after its length: a run. */
+    private static UnsafeBuffer run(final List<byte[]> frames)
+    {
+        final int length = frames.stream().mapToInt(frame -> TcpLink.LENGTH_PREFIX_LENGTH + frame.length).sum();
+        final UnsafeBuffer run = new UnsafeBuffer(new byte[length]);
+        int offset = 0;
+        for (final byte[] frame : frames)
+        {
+            run.putInt(offset, frame.length, ByteOrder.LITTLE_ENDIAN);
+            run.putBytes(offset + TcpLink.LENGTH_PREFIX_LENGTH, frame);
+            offset += TcpLink.LENGTH_PREFIX_LENGTH + frame.length;
+        }
+        return run;
+    }
+
+    /** @return the offsets in a run where a frame ends. */
+    private static List<Integer> frameBoundaries(final List<byte[]> frames)
+    {
+        final List<Integer> boundaries = new ArrayList<>();
+        int offset = 0;
+        for (final byte[] frame : frames)
+        {
+            offset += TcpLink.LENGTH_PREFIX_LENGTH + frame.length;
+            boundaries.add(offset);
+        }
+        return boundaries;
+    }
+
+    @Test
     void shouldReassembleFramesSplitAcrossReads() throws IOException
     {
         final TcpLinkListener listener = serverDriver.listen("127.0.0.1:0");
@@ -214,13 +308,7 @@ class TcpLinkTest
     @Test
     void shouldCarryFramesThroughMinimumSizedBuffers() throws IOException
     {
-        serverDriver.close();
-        clientDriver.close();
-        final int bufferLength = MAX_FRAME_LENGTH + TransportSettings.FRAMING_ALLOWANCE;
-        final TransportSettings minimal = new TransportSettings(MAX_FRAME_LENGTH, bufferLength, bufferLength, 0, 0);
-        serverDriver = new TcpTransport().open(minimal);
-        clientDriver = new TcpTransport().open(minimal);
-        final LinkPair pair = connectPair(serverDriver, clientDriver, "127.0.0.1");
+        final LinkPair pair = connectWithMinimalBuffers();
 
         final List<byte[]> sent = new ArrayList<>();
         for (int i = 0; i < 200; i++)

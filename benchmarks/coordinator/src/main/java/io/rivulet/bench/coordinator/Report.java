@@ -625,7 +625,10 @@ final class Report
                 "the Sender agent to a link that copies and discards; `handoff:offer` is the rate of an application " +
                 "thread offering while the sender drains on another thread. RequestResponseBenchmark: one " +
                 "request-response through both ends of a connection on one thread, without sockets " +
-                "(`requestResponse`: one at a time; `requestResponseBatch`: 64 opened together, per request).\n\n");
+                "(`requestResponse`: one at a time; `requestResponseBatch`: 64 opened together, per request). " +
+                "TopicFanOutBenchmark: a message from Publication.offer to eight zero-copy subscriber connections on " +
+                "one thread, without sockets, per message (`links=runs`: each link takes a run of log records in " +
+                "one copy, as the TCP link does; `links=frames`: one frame at a time).\n\n");
         md.append("| benchmark | size | score | ± (99.9%) | unit |\n|---|--:|--:|--:|---|\n");
         for (final Jmh.Score score : scores)
         {

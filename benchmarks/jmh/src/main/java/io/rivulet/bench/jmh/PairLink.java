@@ -1,6 +1,7 @@
 package io.rivulet.bench.jmh;
 
 import io.rivulet.spi.FrameHandler;
+import io.rivulet.spi.FrameOutlet;
 import io.rivulet.spi.ReliableLink;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -10,8 +11,9 @@ import java.nio.ByteBuffer;
 /**
  * One end of an in-memory pair of links, for benchmarks that run both ends of a connection on one thread:
  * {@link #offer} appends the frame to the peer's inbox (a direct buffer, as the TCP link's receive buffer), the
- * peer's {@link #poll} hands each frame to its handler and empties the inbox. No allocation, no locks:
- * single-threaded like the engine that drives it.
+ * peer's {@link #poll} hands each frame to its handler and empties the inbox. The inbox holds frames after their
+ * lengths, as a run and TCP's wire do, so {@link #offerRun} copies a run whole, as the TCP link does (unless
+ * {@link #runsFrameByFrame}). No allocation, no locks: single-threaded like the engine that drives it.
  */
 final class PairLink implements ReliableLink
 {
@@ -21,6 +23,8 @@ final class PairLink implements ReliableLink
     private final String name;
     private int inboxLength;
     private PairLink peer;
+    /** When set, {@link #offerRun} offers a run's frames one by one (the default of {@link FrameOutlet}). */
+    boolean runsFrameByFrame;
 
     private PairLink(final String name)
     {
@@ -45,10 +49,23 @@ final class PairLink implements ReliableLink
         {
             return false;
         }
-        to.inbox.putInt(to.inboxLength, length);
+        to.inbox.putInt(to.inboxLength, length, RUN_PREFIX_ORDER);
         to.inbox.putBytes(to.inboxLength + 4, buffer, offset, length);
         to.inboxLength += 4 + length;
         return true;
+    }
+
+    @Override
+    public int offerRun(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final PairLink to = peer;
+        if (runsFrameByFrame || to.inboxLength + length > INBOX_LENGTH)
+        {
+            return ReliableLink.super.offerRun(buffer, offset, length);
+        }
+        to.inbox.putBytes(to.inboxLength, buffer, offset, length);
+        to.inboxLength += length;
+        return length;
     }
 
     @Override
@@ -70,7 +87,7 @@ final class PairLink implements ReliableLink
         int position = 0;
         while (position < inboxLength)
         {
-            final int length = inbox.getInt(position);
+            final int length = inbox.getInt(position, RUN_PREFIX_ORDER);
             handler.onFrame(inbox, position + 4, length);
             position += 4 + length;
             frames++;

@@ -484,6 +484,11 @@ final class TopicCursor
                 sent++;
                 work++;
                 index = lastFrame + frameLength;
+                if (index > runStart + taken)
+                {
+                    throw new IllegalStateException("the link to " + link.remoteAddress() + " took " + taken +
+                        " bytes of a run, which ends inside a frame: a link takes whole frames only");
+                }
             }
             position += taken;
             break;

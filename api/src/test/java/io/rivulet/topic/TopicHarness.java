@@ -419,6 +419,8 @@ final class TopicHarness
         /** Calls of {@link #offerRun}, and the frames they held (taken or not). */
         int runs;
         int framesInRuns;
+        /** When positive, {@link #offerRun} claims this many bytes of a run and delivers nothing: a broken link. */
+        int brokenRunTake;
         MemoryLink peer;
         boolean closed;
 
@@ -455,6 +457,10 @@ final class TopicHarness
         public int offerRun(final DirectBuffer buffer, final int offset, final int length)
         {
             runs++;
+            if (brokenRunTake > 0)
+            {
+                return brokenRunTake;
+            }
             for (int index = offset; index < offset + length; )
             {
                 framesInRuns++;

@@ -11,6 +11,7 @@ import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The log's records are the link's wire format: cursors hand them to the link in runs, which end at a skip,
@@ -142,6 +143,23 @@ class TopicLogRunsTest
         assertThat(peer.publisherLink.framesInRuns).as("frames were offered in runs, some more than once")
             .isGreaterThan(count);
         assertThat(peer.publisherLink.runs).isLessThan(count);
+    }
+
+    @Test
+    void shouldFailLoudlyWhenALinkTakesPartOfAFrame()
+    {
+        final Publication publication = harness.publisher.publication("t.a", TopicOptions.block());
+        final TopicHarness.Peer peer = harness.connect();
+        peer.connection().subscribe("t.a").subscribe(new TopicHarness.Collector(Long.MAX_VALUE));
+        harness.settle();
+        for (int i = 1; i <= 3; i++)
+        {
+            assertThat(publication.offer(message, 0, 32)).isEqualTo(i);
+        }
+        peer.publisherLink.brokenRunTake = LogRecords.recordLength(32) + 1; // one frame and a byte of the next
+
+        assertThatThrownBy(harness::step).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("ends inside a frame");
     }
 
     /** Lengths that walk through every remainder at the end of a 4 KiB ring. */

@@ -1,6 +1,7 @@
 package io.rivulet.transport.rdma;
 
 import io.rivulet.spi.FrameHandler;
+import io.rivulet.spi.FrameOutlet;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
 import io.rivulet.spi.ReliableLink;
@@ -75,13 +76,14 @@ public final class RdmaLink implements ReliableLink
     /** Offset of the flags in a SEND, reserved and 0. */
     public static final int FLAGS_OFFSET = 4;
     /** Bytes of the length before each frame. */
-    public static final int LENGTH_PREFIX_LENGTH = 4;
+    public static final int LENGTH_PREFIX_LENGTH = FrameOutlet.RUN_PREFIX_LENGTH;
     /** Receives each side may assume the other posted before it heard from it. */
     public static final int INITIAL_CREDITS = 2;
     /** The most credits a well-behaved peer returns in one SEND: all its receives. */
     public static final int MAX_CREDITS_RETURNED = LinkLayout.MAX_RECEIVE_COUNT;
 
-    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+    /** Of headers and frame lengths; a run's ({@link FrameOutlet#RUN_PREFIX_ORDER}), so runs are copied as they are. */
+    private static final ByteOrder ORDER = FrameOutlet.RUN_PREFIX_ORDER;
     private static final int COMPLETION_BATCH = 16;
     /** SENDs handed to the device in one chain, and receives re-posted in one. */
     private static final int CHAIN = 16;
@@ -264,6 +266,37 @@ public final class RdmaLink implements ReliableLink
 
         // Completions since the last flush may have freed ring space or descriptors.
         return reapQuietly() > 0 && append(buffer, offset, length);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A run's frames are laid out as this link's batches hold them, so the frames that fit the open batch (or a new
+     * one) are copied into the send ring in one piece; a run longer than a batch fills several. When the ring or the
+     * batch descriptors are full it first reaps send completions, as {@link #offer} does.
+     */
+    @Override
+    public int offerRun(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (closed || null != sendFailure)
+        {
+            return 0;
+        }
+        int taken = 0;
+        while (taken < length)
+        {
+            int part = appendRun(buffer, offset + taken, length - taken);
+            if (0 == part && reapQuietly() > 0)
+            {
+                part = appendRun(buffer, offset + taken, length - taken);
+            }
+            if (0 == part)
+            {
+                break;
+            }
+            taken += part;
+        }
+        return taken;
     }
 
     /**
@@ -525,20 +558,7 @@ public final class RdmaLink implements ReliableLink
     private boolean append(final DirectBuffer buffer, final int offset, final int length)
     {
         final int required = LENGTH_PREFIX_LENGTH + length;
-        if (batchOpen)
-        {
-            final int end = openOffset + openLength;
-            if (openLength + required > maxBatchLength || end + required > sendCapacity)
-            {
-                seal();
-            }
-            else if (tailPosition - headPosition + required > sendCapacity)
-            {
-                return false;
-            }
-        }
-
-        if (!batchOpen && !openBatch(HEADER_LENGTH + required))
+        if (!makeRoom(required))
         {
             return false;
         }
@@ -552,6 +572,65 @@ public final class RdmaLink implements ReliableLink
         framesSent++;
 
         return true;
+    }
+
+    /**
+     * Leaves a batch open with room for {@code required} more bytes (a frame and its length), sealing the open one
+     * when they would not fit it.
+     *
+     * @return false when the ring or the batch descriptors have no room now.
+     */
+    private boolean makeRoom(final int required)
+    {
+        if (batchOpen)
+        {
+            final int end = openOffset + openLength;
+            if (openLength + required > maxBatchLength || end + required > sendCapacity)
+            {
+                seal();
+            }
+            else if (tailPosition - headPosition + required > sendCapacity)
+            {
+                return false;
+            }
+        }
+        return batchOpen || openBatch(HEADER_LENGTH + required);
+    }
+
+    /**
+     * Appends the whole frames from the start of a run that fit the open batch (or a new one, when the first does
+     * not fit the open one) in one copy.
+     *
+     * @return bytes of the run taken: 0 when not even its first frame has room now.
+     */
+    private int appendRun(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (!makeRoom(LENGTH_PREFIX_LENGTH + buffer.getInt(offset, ORDER)))
+        {
+            return 0;
+        }
+        final int frameOffset = openOffset + openLength;
+        // The batch's limit, the ring up to its end (a batch is contiguous), and the ring's free bytes.
+        final long room = Math.min(Math.min(maxBatchLength - openLength, sendCapacity - frameOffset),
+            sendCapacity - (tailPosition - headPosition));
+        int bytes = 0;
+        int frames = 0;
+        while (bytes < length)
+        {
+            final int next = LENGTH_PREFIX_LENGTH + buffer.getInt(offset + bytes, ORDER);
+            if (bytes + next > room)
+            {
+                break;
+            }
+            bytes += next;
+            frames++;
+        }
+        sendRing.putBytes(frameOffset, buffer, offset, bytes);
+        openLength += bytes;
+        tailPosition += bytes;
+        tailOffset = frameOffset + bytes;
+        framesSent += frames;
+        return bytes;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.rivulet.transport.rdma;
 
+import io.rivulet.spi.FrameOutlet;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
 import io.rivulet.tck.ScaledTimeout;
@@ -15,6 +16,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -112,6 +115,112 @@ class RdmaLinkTest
         {
             assertThat(isFrame(new UnsafeBuffer(received.frames.get(i)), 0, max, i)).isTrue();
         }
+    }
+
+    @Test
+    void shouldCarryARunInAsManyBatchesAsItNeeds() throws IOException
+    {
+        // Three maximum frames (a slot each), then fifty small ones packed into as few slots as hold them.
+        final int max = RdmaTestSupport.MAX_FRAME_LENGTH;
+        final int[] lengths = new int[53];
+        for (int i = 0; i < lengths.length; i++)
+        {
+            lengths[i] = i < 3 ? max : 16 + i;
+        }
+        final UnsafeBuffer run = run(lengths);
+        final long sendsBefore = pair.client.sendsPosted();
+        final long framesBefore = pair.client.framesSent();
+
+        assertThat(pair.client.offerRun(run, 0, run.capacity())).isEqualTo(run.capacity());
+        final Frames received = new Frames();
+        pair.pump(pair.client, pair.server, received);
+
+        final int slot = pair.client.layout().receiveSlotLength();
+        int batches = 0;
+        for (int i = 0, filled = slot; i < lengths.length; i++)
+        {
+            final int required = RdmaLink.LENGTH_PREFIX_LENGTH + lengths[i];
+            if (filled + required > slot)
+            {
+                batches++;
+                filled = RdmaLink.HEADER_LENGTH;
+            }
+            filled += required;
+        }
+        assertThat(batches).isGreaterThan(4);
+        assertThat(pair.client.sendsPosted() - sendsBefore).as("one SEND per slot's worth").isEqualTo(batches);
+        assertThat(pair.client.framesSent() - framesBefore).isEqualTo(lengths.length);
+        assertThat(received.size()).isEqualTo(lengths.length);
+        for (int i = 0; i < lengths.length; i++)
+        {
+            assertThat(isFrame(new UnsafeBuffer(received.frames.get(i)), 0, lengths[i], i)).as("frame %d", i).isTrue();
+        }
+    }
+
+    @Test
+    void shouldTakeWholeFramesOfARunAsFarAsTheRingAllowsAndTheRestLater() throws IOException
+    {
+        final int[] lengths = new int[400];
+        for (int i = 0; i < lengths.length; i++)
+        {
+            lengths[i] = 100 + (i * 37) % 700;
+        }
+        final UnsafeBuffer run = run(lengths);
+        final List<Integer> boundaries = new ArrayList<>();
+        for (int i = 0, end = 0; i < lengths.length; i++)
+        {
+            end += RdmaLink.LENGTH_PREFIX_LENGTH + lengths[i];
+            boundaries.add(end);
+        }
+
+        // The receiver does not poll: the run goes out as far as the ring and the peer's credits allow.
+        int taken = 0;
+        for (int i = 0; i < 100 && taken < run.capacity(); i++)
+        {
+            taken += pair.client.offerRun(run, taken, run.capacity() - taken);
+            pair.client.flush();
+        }
+        assertThat(taken).as("a slow receiver holds part of the run back").isPositive().isLessThan(run.capacity());
+        assertThat(boundaries).as("whole frames only").contains(taken);
+
+        final int[] next = { taken };
+        final Frames received = new Frames();
+        await("the rest of the run, once the receiver polls", () ->
+        {
+            if (next[0] < run.capacity())
+            {
+                final int take = pair.client.offerRun(run, next[0], run.capacity() - next[0]);
+                assertThat(take == 0 || boundaries.contains(next[0] + take)).isTrue();
+                next[0] += take;
+            }
+            pair.client.flush();
+            pair.server.poll(received, 16);
+            pair.server.flush();
+            pair.client.poll(new Frames(), 16);
+            return received.size() == lengths.length;
+        }, pair.clientDriver, pair.serverDriver);
+        for (int i = 0; i < lengths.length; i++)
+        {
+            assertThat(isFrame(new UnsafeBuffer(received.frames.get(i)), 0, lengths[i], i)).as("frame %d", i).isTrue();
+        }
+    }
+
+    /** @return frames of these lengths (frame i filled from seed i) laid end to end, each after its length. */
+    private static UnsafeBuffer run(final int[] lengths)
+    {
+        int total = 0;
+        for (final int length : lengths)
+        {
+            total += RdmaLink.LENGTH_PREFIX_LENGTH + length;
+        }
+        final UnsafeBuffer run = new UnsafeBuffer(new byte[total]);
+        for (int i = 0, offset = 0; i < lengths.length; i++)
+        {
+            run.putInt(offset, lengths[i], FrameOutlet.RUN_PREFIX_ORDER);
+            run.putBytes(offset + RdmaLink.LENGTH_PREFIX_LENGTH, frame(lengths[i], i), 0, lengths[i]);
+            offset += RdmaLink.LENGTH_PREFIX_LENGTH + lengths[i];
+        }
+        return run;
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.rivulet.topic;
 
 import io.rivulet.spi.ConnectionServices;
+import io.rivulet.spi.FrameOutlet;
 import io.rivulet.spi.Violation;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -134,18 +135,20 @@ final class TopicConnection
         @Override
         public boolean offer(final DirectBuffer buffer, final int offset, final int length)
         {
-            // Sender thread: on the data path once both ends agreed to it, else on the link's send half.
-            final TopicDataPath path = dataPath;
-            return path != null && path.isOpen() ? path.offer(buffer, offset, length) :
-                connection.offer(buffer, offset, length);
+            return outlet().offer(buffer, offset, length);
         }
 
         @Override
         public int offerRun(final DirectBuffer buffer, final int offset, final int length)
         {
+            return outlet().offerRun(buffer, offset, length);
+        }
+
+        /** Sender thread: the data path once both ends agreed to it, else the link's send half. */
+        private FrameOutlet outlet()
+        {
             final TopicDataPath path = dataPath;
-            return path != null && path.isOpen() ? path.offerRun(buffer, offset, length) :
-                connection.offerRun(buffer, offset, length);
+            return path != null && path.isOpen() ? path : connection;
         }
 
         @Override

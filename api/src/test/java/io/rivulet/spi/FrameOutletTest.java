@@ -1,10 +1,12 @@
 package io.rivulet.spi;
 
+import io.rivulet.tck.FrameRuns;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,19 +39,17 @@ class FrameOutletTest
         }
     }
 
-    /** Frames of 1, 2, 3, ... bytes, each filled with its number, after their lengths. */
+    /** Frames of 1, 2, 3, ... bytes, each filled with its number, as a run. */
     private static UnsafeBuffer run(final int frames)
     {
-        final int length = frames * FrameOutlet.RUN_PREFIX_LENGTH + frames * (frames + 1) / 2;
-        final UnsafeBuffer run = new UnsafeBuffer(new byte[length]);
-        int offset = 0;
+        final List<byte[]> run = new ArrayList<>();
         for (int frame = 1; frame <= frames; frame++)
         {
-            run.putInt(offset, frame, FrameOutlet.RUN_PREFIX_ORDER);
-            run.setMemory(offset + FrameOutlet.RUN_PREFIX_LENGTH, frame, (byte)frame);
-            offset += FrameOutlet.RUN_PREFIX_LENGTH + frame;
+            final byte[] bytes = new byte[frame];
+            Arrays.fill(bytes, (byte)frame);
+            run.add(bytes);
         }
-        return run;
+        return FrameRuns.of(run);
     }
 
     @Test

@@ -1,8 +1,8 @@
 package io.rivulet.transport.rdma;
 
-import io.rivulet.spi.FrameOutlet;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
+import io.rivulet.tck.FrameRuns;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
 import io.rivulet.transport.rdma.RdmaTestSupport.Frames;
@@ -127,7 +127,7 @@ class RdmaLinkTest
         {
             lengths[i] = i < 3 ? max : 16 + i;
         }
-        final UnsafeBuffer run = run(lengths);
+        final UnsafeBuffer run = FrameRuns.of(frames(lengths));
         final long sendsBefore = pair.client.sendsPosted();
         final long framesBefore = pair.client.framesSent();
 
@@ -165,13 +165,8 @@ class RdmaLinkTest
         {
             lengths[i] = 100 + (i * 37) % 700;
         }
-        final UnsafeBuffer run = run(lengths);
-        final List<Integer> boundaries = new ArrayList<>();
-        for (int i = 0, end = 0; i < lengths.length; i++)
-        {
-            end += RdmaLink.LENGTH_PREFIX_LENGTH + lengths[i];
-            boundaries.add(end);
-        }
+        final UnsafeBuffer run = FrameRuns.of(frames(lengths));
+        final List<Integer> boundaries = FrameRuns.ends(frames(lengths));
 
         // The receiver does not poll: the run goes out as far as the ring and the peer's credits allow.
         int taken = 0;
@@ -205,22 +200,15 @@ class RdmaLinkTest
         }
     }
 
-    /** @return frames of these lengths (frame i filled from seed i) laid end to end, each after its length. */
-    private static UnsafeBuffer run(final int[] lengths)
+    /** @return frames of these lengths, frame i filled from seed i. */
+    private static List<byte[]> frames(final int[] lengths)
     {
-        int total = 0;
-        for (final int length : lengths)
+        final List<byte[]> frames = new ArrayList<>(lengths.length);
+        for (int i = 0; i < lengths.length; i++)
         {
-            total += RdmaLink.LENGTH_PREFIX_LENGTH + length;
+            frames.add(frame(lengths[i], i).byteArray());
         }
-        final UnsafeBuffer run = new UnsafeBuffer(new byte[total]);
-        for (int i = 0, offset = 0; i < lengths.length; i++)
-        {
-            run.putInt(offset, lengths[i], FrameOutlet.RUN_PREFIX_ORDER);
-            run.putBytes(offset + RdmaLink.LENGTH_PREFIX_LENGTH, frame(lengths[i], i), 0, lengths[i]);
-            offset += RdmaLink.LENGTH_PREFIX_LENGTH + lengths[i];
-        }
-        return run;
+        return frames;
     }
 
     @Test

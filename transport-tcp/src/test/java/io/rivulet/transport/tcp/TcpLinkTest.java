@@ -3,6 +3,7 @@ package io.rivulet.transport.tcp;
 import io.rivulet.spi.FramingException;
 import io.rivulet.spi.LinkClosedException;
 import io.rivulet.spi.TransportSettings;
+import io.rivulet.tck.FrameRuns;
 import io.rivulet.transport.tcp.TcpTestSupport.FrameCollector;
 import io.rivulet.transport.tcp.TcpTestSupport.LinkPair;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -122,7 +123,7 @@ class TcpLinkTest
         {
             sent.add(frame(1 + (i * 37) % MAX_FRAME_LENGTH, i));
         }
-        final UnsafeBuffer run = run(sent);
+        final UnsafeBuffer run = FrameRuns.of(sent);
 
         assertThat(pair.clientLink().offerRun(run, 0, run.capacity())).isEqualTo(run.capacity());
         assertThat(pair.clientLink().pendingSendBytes()).isEqualTo(run.capacity()); // the run is the wire format
@@ -142,12 +143,12 @@ class TcpLinkTest
         {
             sent.add(frame(0 == i % 4 ? MAX_FRAME_LENGTH : 1 + (i * 131) % MAX_FRAME_LENGTH, i));
         }
-        final UnsafeBuffer run = run(sent);
+        final UnsafeBuffer run = FrameRuns.of(sent);
 
         final int firstTake = pair.clientLink().offerRun(run, 0, run.capacity());
         assertThat(firstTake).isPositive().isLessThan(run.capacity())
             .isLessThanOrEqualTo(MAX_FRAME_LENGTH + TransportSettings.FRAMING_ALLOWANCE);
-        assertThat(frameBoundaries(sent)).as("whole frames only").contains(firstTake);
+        assertThat(FrameRuns.ends(sent)).as("whole frames only").contains(firstTake);
 
         final FrameCollector received = new FrameCollector();
         final int[] taken = { firstTake };
@@ -158,7 +159,7 @@ class TcpLinkTest
             if (taken[0] < run.capacity())
             {
                 final int take = pair.clientLink().offerRun(run, taken[0], run.capacity() - taken[0]);
-                assertThat(frameBoundaries(sent)).contains(taken[0] + take);
+                assertThat(FrameRuns.ends(sent)).contains(taken[0] + take);
                 taken[0] += take;
             }
             return received.frames.size() == sent.size();
@@ -177,34 +178,6 @@ class TcpLinkTest
         serverDriver = new TcpTransport().open(minimal);
         clientDriver = new TcpTransport().open(minimal);
         return connectPair(serverDriver, clientDriver, "127.0.0.1");
-    }
-
-    /** @return the frames laid end to end, each after its length: a run. */
-    private static UnsafeBuffer run(final List<byte[]> frames)
-    {
-        final int length = frames.stream().mapToInt(frame -> TcpLink.LENGTH_PREFIX_LENGTH + frame.length).sum();
-        final UnsafeBuffer run = new UnsafeBuffer(new byte[length]);
-        int offset = 0;
-        for (final byte[] frame : frames)
-        {
-            run.putInt(offset, frame.length, ByteOrder.LITTLE_ENDIAN);
-            run.putBytes(offset + TcpLink.LENGTH_PREFIX_LENGTH, frame);
-            offset += TcpLink.LENGTH_PREFIX_LENGTH + frame.length;
-        }
-        return run;
-    }
-
-    /** @return the offsets in a run where a frame ends. */
-    private static List<Integer> frameBoundaries(final List<byte[]> frames)
-    {
-        final List<Integer> boundaries = new ArrayList<>();
-        int offset = 0;
-        for (final byte[] frame : frames)
-        {
-            offset += TcpLink.LENGTH_PREFIX_LENGTH + frame.length;
-            boundaries.add(offset);
-        }
-        return boundaries;
     }
 
     @Test

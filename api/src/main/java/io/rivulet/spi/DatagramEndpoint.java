@@ -49,6 +49,22 @@ public interface DatagramEndpoint extends AutoCloseable
     int resolve(String address);
 
     /**
+     * Resolves an address a peer offered over a connection (control plane; may allocate). An endpoint bound to every
+     * interface may offer an address whose host is a wildcard ({@code 0.0.0.0}, {@code ::}): it means "the host you
+     * reach me at", and the connection's remote host stands in for it. Default: {@link #resolve(String)}.
+     *
+     * @param address    as the peer offered it.
+     * @param remoteHost the host of the connection the offer came over ({@code 10.0.0.7}, {@code ::1}), for a
+     *                   wildcard; may be null.
+     * @return a handle, as {@link #resolve(String)}.
+     * @throws IllegalArgumentException when the address cannot be parsed.
+     */
+    default int resolve(final String address, final String remoteHost)
+    {
+        return resolve(address);
+    }
+
+    /**
      * Sends one datagram, copied before the call returns. Delivery is not guaranteed.
      *
      * @param peer   handle from {@link #resolve(String)}.

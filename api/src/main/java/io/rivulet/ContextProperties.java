@@ -2,6 +2,7 @@ package io.rivulet;
 
 import io.rivulet.security.Authenticator;
 import io.rivulet.spi.DatagramSettings;
+import io.rivulet.spi.MulticastSettings;
 import io.rivulet.spi.PropertyValues;
 
 import java.util.Arrays;
@@ -36,6 +37,7 @@ final class ContextProperties
         "rivulet.maxConnections", "rivulet.maxConnectionMemory", "rivulet.maxNodeMemory",
         "rivulet.maxKeepaliveTimeout", "rivulet.idleTimeout", "rivulet.authToken", "rivulet.authTokens",
         "rivulet.authBackoff", "rivulet.authBackoffMax", "rivulet.authBackoffAddresses", "rivulet.topicDatagrams",
+        "rivulet.datagrams",
         "rivulet.nodeName", "rivulet.countersDir", "rivulet.countersFile", "rivulet.countersDeleteOnClose",
         "rivulet.maxCounters", "rivulet.errorLogLength", "rivulet.engineFailure");
 
@@ -132,6 +134,10 @@ final class ContextProperties
             if (rest.startsWith("ud.") && !DatagramSettings.PROPERTIES.contains(name))
             {
                 throw unknown(name, properties.getProperty(name), DatagramSettings.PROPERTIES);
+            }
+            if (rest.startsWith("multicast.") && !MulticastSettings.PROPERTIES.contains(name))
+            {
+                throw unknown(name, properties.getProperty(name), MulticastSettings.PROPERTIES);
             }
         }
     }

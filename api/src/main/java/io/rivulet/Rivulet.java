@@ -25,9 +25,11 @@ import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.OneSidedTransport;
 import io.rivulet.spi.PropertyValues;
 import io.rivulet.protocol.datagram.DatagramChannels;
+import io.rivulet.protocol.datagram.NodeDatagrams;
 import io.rivulet.protocol.datagram.TopicDatagrams;
 import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.DatagramEndpoint;
+import io.rivulet.spi.DatagramProvider;
 import io.rivulet.spi.DatagramTransport;
 import io.rivulet.spi.Transport;
 import io.rivulet.spi.TransportDriver;
@@ -164,7 +166,9 @@ public final class Rivulet implements AutoCloseable
         final List<NodeExtension> extensions = new ArrayList<>(List.of(topics, regions));
         if (context.topicDatagrams())
         {
-            extensions.add(new TopicDatagrams(openDatagramPlane(context, driver, counters), context.maxFrameLength()));
+            final NodeDatagrams datagrams = openDatagrams(context, driver, counters);
+            extensions.add(new TopicDatagrams(openDatagramPlane(context, datagrams, driver, counters), datagrams,
+                context.maxFrameLength()));
         }
         for (final Function<Executor, NodeExtension> extension : context.extensions())
         {
@@ -294,17 +298,48 @@ public final class Rivulet implements AutoCloseable
         }
     }
 
-    /** The node's datagram endpoint and the channels over it; closes the driver and counters when it cannot. */
-    private static DatagramChannels openDatagramPlane(
+    /**
+     * The datagram network the node's datagram layers use: the one {@code rivulet.datagrams} names, else the transport's
+     * own; closes the driver and counters when there is none.
+     */
+    private static NodeDatagrams openDatagrams(
         final Context context, final TransportDriver driver, final NodeCounters counters)
     {
-        if (!(driver instanceof DatagramTransport datagramTransport))
+        final DatagramProvider provider = context.datagrams();
+        if (provider == null)
+        {
+            if (driver instanceof DatagramTransport datagramTransport)
+            {
+                return new NodeDatagrams(datagramTransport, context.transport().name(), null);
+            }
+            driver.close();
+            counters.close();
+            throw new ConfigurationException("rivulet.topicDatagrams needs datagrams: a transport with its own (rdma), " +
+                "or a datagram network beside it (rivulet.datagrams=udp); " + context.transport().name() + " has none");
+        }
+        try
+        {
+            final DatagramProvider.OpenDatagrams open = provider.open(new TransportSettings(context.maxFrameLength(),
+                context.linkBufferLength(), context.linkBufferLength(), 0, 0, counters.factory()));
+            return new NodeDatagrams(open, provider.name(), open);
+        }
+        catch (final IOException | RuntimeException ex)
         {
             driver.close();
             counters.close();
-            throw new ConfigurationException("rivulet.topicDatagrams needs a transport with datagrams (rdma); " +
-                context.transport().name() + " has none");
+            if (ex instanceof ConfigurationException configuration)
+            {
+                throw configuration;
+            }
+            throw new RivuletException("cannot open the " + provider.name() + " datagram network: " + ex.getMessage(), ex);
         }
+    }
+
+    /** The node's datagram endpoint and the channels over it; closes the network, driver and counters when it cannot. */
+    private static DatagramChannels openDatagramPlane(
+        final Context context, final NodeDatagrams datagrams, final TransportDriver driver, final NodeCounters counters)
+    {
+        final DatagramTransport datagramTransport = datagrams.transport();
         // Defaults suit RDMA hardware; a transport whose round trips are slower (the soft provider) tunes them.
         final DatagramSettings settings = context.datagramSettingsGiven() ? context.datagramSettings() :
             datagramTransport.defaultDatagramSettings(context.datagramSettings());
@@ -321,6 +356,7 @@ public final class Rivulet implements AutoCloseable
             {
                 endpoint.close();
             }
+            datagrams.close();
             driver.close();
             counters.close();
             if (ex instanceof ConfigurationException configuration)
@@ -328,7 +364,7 @@ public final class Rivulet implements AutoCloseable
                 throw configuration;
             }
             throw new RivuletException("cannot open the datagram endpoint for rivulet.topicDatagrams on " +
-                context.transport().name() + ": " + ex.getMessage(), ex);
+                datagrams.name() + ": " + ex.getMessage(), ex);
         }
     }
 
@@ -831,6 +867,7 @@ public final class Rivulet implements AutoCloseable
         /** Whether the application gave {@link #datagramSettings}; otherwise the transport may tune the defaults. */
         private boolean datagramSettingsGiven;
         private boolean topicDatagrams = flag("rivulet.topicDatagrams", false);
+        private DatagramProvider datagrams;
         private boolean replyWaitRunsEngine = flag("rivulet.replyWaitRunsEngine", true);
         private String nodeName = System.getProperty("rivulet.nodeName");
         private String countersDirectory = System.getProperty("rivulet.countersDir",
@@ -1348,6 +1385,25 @@ public final class Rivulet implements AutoCloseable
         }
 
         /**
+         * Where the node's datagram layers ({@link #topicDatagrams}, topic multicast) open their endpoints, when not on
+         * the transport's own datagrams ({@code rivulet.datagrams}, e.g. {@code udp} from rivulet-transport-udp; by
+         * default none: the transport's, where it has them, as RDMA's UD queue pairs). Connections stay on the
+         * transport.
+         */
+        public Context datagrams(final DatagramProvider datagrams)
+        {
+            assigned.add("datagrams");
+            this.datagrams = datagrams;
+            return this;
+        }
+
+        /** @return the datagram network chosen beside the transport, or null for the transport's own. */
+        public DatagramProvider datagrams()
+        {
+            return datagrams;
+        }
+
+        /**
          * The node's name in its node file and in tools ({@code rivulet.nodeName}); default {@code node-<n>}, n
          * counting the nodes this process launched. Two live nodes of one process cannot share a name.
          */
@@ -1607,6 +1663,21 @@ public final class Rivulet implements AutoCloseable
                     throw PropertyValues.invalid("rivulet.transport", name, ex.getMessage());
                 }
             }
+            if (datagrams == null && !assigned.contains("datagrams"))
+            {
+                final String name = System.getProperty("rivulet.datagrams", "").trim();
+                if (!name.isEmpty())
+                {
+                    try
+                    {
+                        datagrams = Transports.datagrams(name);
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw PropertyValues.invalid("rivulet.datagrams", name, ex.getMessage());
+                    }
+                }
+            }
             ContextProperties.checkNames(System.getProperties());
             check(threadingMode != null, "threadingMode", null, "must be set: SHARED, DEDICATED or INVOKER");
             check(maxFrameLength >= 256 && maxFrameLength <= 16 * 1024 * 1024, "maxFrameLength",
@@ -1814,7 +1885,7 @@ public final class Rivulet implements AutoCloseable
                 ", topicWindow=" + topicWindow +
                 ", topicHeartbeatInterval=" + shownDuration(topicHeartbeatIntervalNs) +
                 ", topicHeartbeatTimeout=" + shownDuration(topicHeartbeatTimeoutNs) +
-                ", topicDatagrams=" + topicDatagrams +
+                ", topicDatagrams=" + topicDatagrams + ", datagrams=" + (datagrams == null ? "transport's" : datagrams.name()) +
                 ", setupTimeout=" + shownDuration(setupTimeoutNs) +
                 ", maxStreams=" + maxStreams +
                 ", maxPendingRequests=" + maxPendingRequests +

@@ -1,5 +1,6 @@
 package io.rivulet;
 
+import io.rivulet.spi.DatagramProvider;
 import io.rivulet.spi.Transport;
 
 import java.util.ArrayList;
@@ -40,5 +41,25 @@ public final class Transports
         }
         throw new IllegalArgumentException("no transport named '" + name + "' on the class path (available: " +
             (available.isEmpty() ? "none; add rivulet-transport-tcp" : String.join(", ", available)) + ")");
+    }
+
+    /**
+     * @param name a datagram network's {@link DatagramProvider#name()} ("udp" comes with {@code rivulet-transport-udp}).
+     * @return the datagram network.
+     * @throws IllegalArgumentException naming the networks that are available when none matches.
+     */
+    public static DatagramProvider datagrams(final String name)
+    {
+        final List<String> available = new ArrayList<>();
+        for (final DatagramProvider provider : ServiceLoader.load(DatagramProvider.class))
+        {
+            if (provider.name().equalsIgnoreCase(name))
+            {
+                return provider;
+            }
+            available.add(provider.name());
+        }
+        throw new IllegalArgumentException("no datagram network named '" + name + "' on the class path (available: " +
+            (available.isEmpty() ? "none; add rivulet-transport-udp" : String.join(", ", available)) + ")");
     }
 }

@@ -9,6 +9,7 @@ import io.rivulet.protocol.Outbound;
 import io.rivulet.protocol.EngineSideConnection;
 import io.rivulet.protocol.ProtocolConnection;
 import io.rivulet.protocol.SendMode;
+import io.rivulet.protocol.datagram.NodeDatagrams;
 import io.rivulet.protocol.datagram.TopicDatagrams;
 import io.rivulet.spi.NodeExtension;
 import io.rivulet.protocol.ProtocolSettings;
@@ -48,6 +49,8 @@ final class TopicHarness
     static final long HEARTBEAT_TIMEOUT_NS = TimeUnit.MILLISECONDS.toNanos(500);
     static final int MAX_FRAME_LENGTH = 4096;
     private static final int MAX_STEPS = 200_000;
+    /** The simulated network's planes own their endpoints; nothing else to close. */
+    private static final NodeDatagrams NO_NETWORK = new NodeDatagrams(null, "simulated", null);
 
     private final ArrayDeque<Runnable> commands = new ArrayDeque<>();
     private final TopicSettings settings;
@@ -132,10 +135,10 @@ final class TopicHarness
             final List<NodeExtension> subscriberLayers = new ArrayList<>(List.of(subscriberTopics));
             if (publisherPlane != null)
             {
-                publisherLayers.add(new TopicDatagrams(publisherPlane, MAX_FRAME_LENGTH));
+                publisherLayers.add(new TopicDatagrams(publisherPlane, NO_NETWORK, MAX_FRAME_LENGTH));
                 if (subscriberOffersDatagrams)
                 {
-                    subscriberLayers.add(new TopicDatagrams(subscriberPlane, subscriberMaxFrameLength));
+                    subscriberLayers.add(new TopicDatagrams(subscriberPlane, NO_NETWORK, subscriberMaxFrameLength));
                 }
             }
             publisherSide = newConnection(publisherLink, false, MAX_FRAME_LENGTH, publisherLayers);

@@ -14,15 +14,19 @@ import io.rivulet.spi.NodeExtension;
 public final class TopicDatagrams implements NodeExtension
 {
     private final DatagramChannels plane;
+    private final NodeDatagrams datagrams;
     private final int maxFrameLength;
 
     /**
      * @param plane          the node's datagram plane; closed with this extension.
+     * @param datagrams      the network the plane's endpoint is on; released when the plane has closed.
      * @param maxFrameLength the node's frame length limit, which the channels' frames keep to.
      */
-    public TopicDatagrams(final DatagramChannels plane, final int maxFrameLength)
+    public TopicDatagrams(final DatagramChannels plane, final NodeDatagrams datagrams, final int maxFrameLength)
     {
         this.plane = plane;
+        this.datagrams = datagrams;
+        datagrams.retain();
         this.maxFrameLength = maxFrameLength;
     }
 
@@ -48,7 +52,14 @@ public final class TopicDatagrams implements NodeExtension
     @Override
     public void close()
     {
-        plane.close();
+        try
+        {
+            plane.close();
+        }
+        finally
+        {
+            datagrams.release();
+        }
     }
 
     @Override

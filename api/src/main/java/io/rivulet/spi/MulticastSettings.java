@@ -50,11 +50,11 @@ public final class MulticastSettings
     private long heartbeatIntervalNs = duration("rivulet.multicast.heartbeatInterval", TimeUnit.MILLISECONDS.toNanos(1));
     private long timeoutNs = duration("rivulet.multicast.timeout", TimeUnit.SECONDS.toNanos(5));
     private long nakDelayNs = duration("rivulet.multicast.nakDelay", TimeUnit.MICROSECONDS.toNanos(50));
-    private long nakBackoffNs = duration("rivulet.multicast.nakBackoff", TimeUnit.MILLISECONDS.toNanos(1));
+    private long nakBackoffNs = duration("rivulet.multicast.nakBackoff", TimeUnit.MICROSECONDS.toNanos(250));
     private int nakGroupSize = PropertyValues.size("rivulet.multicast.nakGroupSize", 16);
-    private long nakRetryNs = duration("rivulet.multicast.nakRetry", TimeUnit.MILLISECONDS.toNanos(4));
-    private long nakRetryMaxNs = duration("rivulet.multicast.nakRetryMax", TimeUnit.MILLISECONDS.toNanos(64));
-    private long repairLingerNs = duration("rivulet.multicast.repairLinger", TimeUnit.MILLISECONDS.toNanos(2));
+    private long nakRetryNs = duration("rivulet.multicast.nakRetry", TimeUnit.MILLISECONDS.toNanos(2));
+    private long nakRetryMaxNs = duration("rivulet.multicast.nakRetryMax", TimeUnit.MILLISECONDS.toNanos(16));
+    private long repairLingerNs = duration("rivulet.multicast.repairLinger", TimeUnit.MILLISECONDS.toNanos(1));
     private FlowControl flowControl = FlowControl.MIN;
     private long flowControlTag;
     private int requiredGroupSize;
@@ -150,7 +150,8 @@ public final class MulticastSettings
 
     /**
      * Longest random back-off added to a first NAK, drawn as RFC 5401 suggests for {@link #nakGroupSize} receivers,
-     * so that a loss every receiver saw is NAKed by about one of them ({@code rivulet.multicast.nakBackoff}, 1ms).
+     * so that a loss every receiver saw is NAKed by about one of them: several round trips, or the others' NAKs cross
+     * the repair ({@code rivulet.multicast.nakBackoff}, 250µs).
      */
     public MulticastSettings nakBackoffNs(final long nakBackoffNs)
     {
@@ -176,8 +177,9 @@ public final class MulticastSettings
     }
 
     /**
-     * Wait before a receiver NAKs a gap again, doubled each time; at least {@link #repairLingerNs}, so that a
-     * repeated NAK is not suppressed as a duplicate ({@code rivulet.multicast.nakRetry}, 4ms).
+     * Longest wait before a receiver NAKs a gap again, doubled each time: a receiver waits twice the round trip it
+     * measured from its NAKs to their repairs, at most this; longer than {@link #repairLingerNs}, so that a repeated NAK
+     * is not taken for a duplicate ({@code rivulet.multicast.nakRetry}, 2ms).
      */
     public MulticastSettings nakRetryNs(final long nakRetryNs)
     {
@@ -190,7 +192,7 @@ public final class MulticastSettings
         return nakRetryNs;
     }
 
-    /** Cap of the NAK back-off ({@code rivulet.multicast.nakRetryMax}, 64ms). */
+    /** Cap of the NAK retries' doubling ({@code rivulet.multicast.nakRetryMax}, 16ms). */
     public MulticastSettings nakRetryMaxNs(final long nakRetryMaxNs)
     {
         this.nakRetryMaxNs = nakRetryMaxNs;
@@ -203,8 +205,9 @@ public final class MulticastSettings
     }
 
     /**
-     * How long a publisher ignores further NAKs for bytes it just repaired to the group: one repair in flight per
-     * loss, as Aeron's linger ({@code rivulet.multicast.repairLinger}, 2ms).
+     * Longest time a publisher ignores further NAKs for bytes it just repaired to the group: one repair in flight per
+     * loss, as Aeron's linger; it lingers one round trip of its slowest receiver when it has measured one
+     * ({@code rivulet.multicast.repairLinger}, 1ms).
      */
     public MulticastSettings repairLingerNs(final long repairLingerNs)
     {

@@ -1,6 +1,6 @@
 package io.rivulet.protocol.datagram;
 
-import io.rivulet.spi.DatagramEndpoint;
+import io.rivulet.spi.MulticastEndpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -14,6 +14,11 @@ import java.util.SplittableRandom;
  * bounded queue that adds delay, tail drop when full). Each endpoint's inbox releases datagrams in
  * release-time order: a FIFO for those that arrive in order (the common case, O(1)) and a min-heap for the
  * rest. Single-threaded and allocation-free after construction.
+ *
+ * <p>Endpoints are {@link MulticastEndpoint}s: a group is joined at the endpoint's next poll, and a send to it reaches
+ * every member that joined to receive (never the sender), each copy with its own loss, duplication and reordering
+ * draws, after a draw of {@link #groupDrop(double)} that loses the send for every member at once (loss before the
+ * fabric copies it, as at the sender's NIC).
  */
 public final class LossyDatagramNetwork
 {
@@ -21,6 +26,12 @@ public final class LossyDatagramNetwork
     private final int maxDatagram;
     private final int inboxCapacity;
     private final ArrayList<Endpoint> endpoints = new ArrayList<>();
+    /** Group handles start here; a group's handle is this plus its index. */
+    public static final int GROUP_BASE = 1 << 20;
+    private final ArrayList<String> groupNames = new ArrayList<>();
+    private final ArrayList<ArrayList<Endpoint>> groupMembers = new ArrayList<>();
+    double groupDrop;
+    public long groupDrops;
 
     public long nowNs;
     double drop;
@@ -34,7 +45,7 @@ public final class LossyDatagramNetwork
     public long dataSent;
     public long dataDrops;
     long controlSent;
-    long controlDrops;
+    public long controlDrops;
     long duplicated;
     long reordered;
     long inboxDrops;
@@ -61,6 +72,40 @@ public final class LossyDatagramNetwork
         return this;
     }
 
+    /** @return this network, whose group sends are lost for every member at once with this probability. */
+    public LossyDatagramNetwork groupDrop(final double groupDrop)
+    {
+        this.groupDrop = groupDrop;
+        return this;
+    }
+
+    /** @return this network with a one-way delay for every datagram. */
+    public LossyDatagramNetwork oneWayDelayNs(final long oneWayDelayNs)
+    {
+        this.oneWayDelayNs = oneWayDelayNs;
+        return this;
+    }
+
+    /** @return this network with an egress bottleneck on every endpoint (rate, longest queueing before tail drop). */
+    public LossyDatagramNetwork egress(final long bytesPerSecond, final long queueLimitNs)
+    {
+        this.egressBytesPerSecond = bytesPerSecond;
+        this.egressQueueLimitNs = queueLimitNs;
+        return this;
+    }
+
+    /** @return tail drops at the egress bottlenecks. */
+    public long bottleneckDrops()
+    {
+        return bottleneckDrops;
+    }
+
+    /** @return copies dropped because an endpoint's inbox was full. */
+    public long inboxDrops()
+    {
+        return inboxDrops;
+    }
+
     public Endpoint newEndpoint()
     {
         final Endpoint endpoint = new Endpoint(endpoints.size());
@@ -85,7 +130,7 @@ public final class LossyDatagramNetwork
     }
 
     /** One endpoint; its handle (and address) is its index. */
-    public final class Endpoint implements DatagramEndpoint
+    public final class Endpoint implements MulticastEndpoint
     {
         final int index;
         final UnsafeBuffer store;
@@ -106,6 +151,8 @@ public final class LossyDatagramNetwork
         long maxQueueDelayNs;
         long queueDelaySumNs;
         long queueDelaySamples;
+        final ArrayList<Integer> joining = new ArrayList<>();
+        final ArrayList<Integer> joined = new ArrayList<>();
 
         Endpoint(final int index)
         {
@@ -149,11 +196,64 @@ public final class LossyDatagramNetwork
         }
 
         @Override
+        public int joinGroup(final String group, final boolean receive)
+        {
+            int index = groupNames.indexOf(group);
+            if (index < 0)
+            {
+                index = groupNames.size();
+                groupNames.add(group);
+                groupMembers.add(new ArrayList<>());
+            }
+            if (receive && !groupMembers.get(index).contains(this))
+            {
+                groupMembers.get(index).add(this);
+            }
+            joining.add(GROUP_BASE + index);
+            return GROUP_BASE + index;
+        }
+
+        @Override
+        public int groupState(final int group)
+        {
+            if (joined.contains(group))
+            {
+                return GROUP_JOINED;
+            }
+            if (joining.contains(group))
+            {
+                return GROUP_JOINING;
+            }
+            throw new IllegalArgumentException("not a group of this endpoint: " + group);
+        }
+
+        @Override
+        public String groupFailure(final int group)
+        {
+            return null;
+        }
+
+        @Override
+        public void leaveGroup(final int group)
+        {
+            joined.remove(Integer.valueOf(group));
+            joining.remove(Integer.valueOf(group));
+            if (group >= GROUP_BASE && group - GROUP_BASE < groupMembers.size())
+            {
+                groupMembers.get(group - GROUP_BASE).remove(this);
+            }
+        }
+
+        @Override
         public boolean send(final int peer, final DirectBuffer buffer, final int offset, final int length)
         {
             if (length < 1 || length > maxDatagram)
             {
                 throw new IllegalArgumentException("datagram length " + length);
+            }
+            if (peer >= GROUP_BASE)
+            {
+                return sendToGroup(peer, buffer, offset, length);
             }
             final boolean data = DatagramHeader.type(buffer, offset) == DatagramHeader.TYPE_DATA;
             if (data)
@@ -168,22 +268,87 @@ public final class LossyDatagramNetwork
             final double duplicateDraw = random.nextDouble();
             final double reorderDraw = random.nextDouble();
             final long extra = 1 + random.nextLong(reorderExtraNs);
-            long departNs = nowNs;
-            if (egressBytesPerSecond > 0)
+            final long departNs = depart(length);
+            if (departNs < 0)
             {
-                final long startNs = Math.max(nowNs, egressFreeAtNs);
-                final long queueNs = startNs - nowNs;
-                if (queueNs > egressQueueLimitNs)
-                {
-                    bottleneckDrops++;
-                    return true;
-                }
-                maxQueueDelayNs = Math.max(maxQueueDelayNs, queueNs);
-                queueDelaySumNs += queueNs;
-                queueDelaySamples++;
-                egressFreeAtNs = startNs + length * 1_000_000_000L / egressBytesPerSecond;
-                departNs = egressFreeAtNs;
+                return true;
             }
+            deliver(peer, data, dropDraw, duplicateDraw, reorderDraw, extra, buffer, offset, length, departNs);
+            return true;
+        }
+
+        /** One send to a group: one pass through the egress, then a copy per member with its own draws. */
+        private boolean sendToGroup(final int group, final DirectBuffer buffer, final int offset, final int length)
+        {
+            if (!joined.contains(group))
+            {
+                return false;
+            }
+            final boolean data = DatagramHeader.type(buffer, offset) == DatagramHeader.TYPE_DATA;
+            if (data)
+            {
+                dataSent++;
+            }
+            else
+            {
+                controlSent++;
+            }
+            final long departNs = depart(length);
+            if (departNs < 0)
+            {
+                return true;
+            }
+            if (random.nextDouble() < groupDrop)
+            {
+                groupDrops++;
+                return true;
+            }
+            final ArrayList<Endpoint> members = groupMembers.get(group - GROUP_BASE);
+            for (int i = 0, size = members.size(); i < size; i++)
+            {
+                final Endpoint member = members.get(i);
+                if (member != this)
+                {
+                    deliver(member.index, data, random.nextDouble(), random.nextDouble(), random.nextDouble(),
+                        1 + random.nextLong(reorderExtraNs), buffer, offset, length, departNs);
+                }
+            }
+            return true;
+        }
+
+        /** @return when the datagram leaves this endpoint's egress, or -1 when its queue is full (tail drop). */
+        private long depart(final int length)
+        {
+            if (egressBytesPerSecond <= 0)
+            {
+                return nowNs;
+            }
+            final long startNs = Math.max(nowNs, egressFreeAtNs);
+            final long queueNs = startNs - nowNs;
+            if (queueNs > egressQueueLimitNs)
+            {
+                bottleneckDrops++;
+                return -1;
+            }
+            maxQueueDelayNs = Math.max(maxQueueDelayNs, queueNs);
+            queueDelaySumNs += queueNs;
+            queueDelaySamples++;
+            egressFreeAtNs = startNs + length * 1_000_000_000L / egressBytesPerSecond;
+            return egressFreeAtNs;
+        }
+
+        private void deliver(
+            final int peer,
+            final boolean data,
+            final double dropDraw,
+            final double duplicateDraw,
+            final double reorderDraw,
+            final long extra,
+            final DirectBuffer buffer,
+            final int offset,
+            final int length,
+            final long departNs)
+        {
             if (dropDraw < drop)
             {
                 if (data)
@@ -194,7 +359,7 @@ public final class LossyDatagramNetwork
                 {
                     controlDrops++;
                 }
-                return true;
+                return;
             }
             final Endpoint target = endpoints.get(peer);
             final boolean late = reorderDraw < reorder;
@@ -208,12 +373,16 @@ public final class LossyDatagramNetwork
                 duplicated++;
                 target.enqueue(index, buffer, offset, length, departNs + oneWayDelayNs + extra / 2, false);
             }
-            return true;
         }
 
         @Override
         public int poll(final DatagramHandler handler, final int limit)
         {
+            if (!joining.isEmpty())
+            {
+                joined.addAll(joining); // a join completes at the next poll, as a CM event would
+                joining.clear();
+            }
             int delivered = 0;
             int slot;
             while (delivered < limit && (slot = head()) >= 0 && releaseNs[slot] - nowNs <= 0)
@@ -238,12 +407,18 @@ public final class LossyDatagramNetwork
         {
         }
 
-        double averageQueueDelayNs()
+        /** @return the longest wait in this endpoint's egress queue since the last reset. */
+        public long maxQueueDelayNs()
+        {
+            return maxQueueDelayNs;
+        }
+
+        public double averageQueueDelayNs()
         {
             return queueDelaySamples == 0 ? 0 : (double)queueDelaySumNs / queueDelaySamples;
         }
 
-        void resetQueueStatistics()
+        public void resetQueueStatistics()
         {
             queueDelaySumNs = 0;
             queueDelaySamples = 0;

@@ -3,6 +3,9 @@ package io.rivulet.codec;
 import io.rivulet.codec.wire.CancelDecoder;
 import io.rivulet.codec.wire.CloseDecoder;
 import io.rivulet.codec.wire.DatagramOfferDecoder;
+import io.rivulet.codec.wire.MulticastOfferDecoder;
+import io.rivulet.codec.wire.TopicMulticastDecoder;
+import io.rivulet.codec.wire.TopicMulticastLeftDecoder;
 import io.rivulet.codec.wire.ErrorDecoder;
 import io.rivulet.codec.wire.KeepaliveDecoder;
 import io.rivulet.codec.wire.MessageHeaderDecoder;
@@ -71,6 +74,10 @@ public final class FrameReader
     public static final int MAX_DATAGRAM_WINDOW = 65536;
     /** Longest address of a DATAGRAM_OFFER in UTF-8 bytes, so that the offer fits the smallest frame (256). */
     public static final int MAX_DATAGRAM_ADDRESS_LENGTH = 200;
+    /** Longest group of a TOPIC_MULTICAST in UTF-8 bytes. */
+    public static final int MAX_MULTICAST_GROUP_LENGTH = 100;
+    /** Smallest log a TOPIC_MULTICAST may announce. */
+    public static final int MIN_MULTICAST_LOG = 4096;
 
     private DirectBuffer buffer;
     private int frameOffset;
@@ -118,6 +125,12 @@ public final class FrameReader
     private long compareAdd;
     private long swap;
     private long value;
+    // Topic multicast.
+    private long tag;
+    private int receiverId;
+    private int streamSessionId;
+    private int logCapacity;
+    private long position;
     // Datagram offer.
     private int initialSequence;
     private int maxPayload;
@@ -230,6 +243,9 @@ public final class FrameReader
             case FrameType.REGION_OP: return readRegionOp(position, end);
             case FrameType.REGION_OP_RESULT: return readRegionOpResult(position, end);
             case FrameType.DATAGRAM_OFFER: return readDatagramOffer(position, end);
+            case FrameType.MULTICAST_OFFER: return readMulticastOffer(position, end);
+            case FrameType.TOPIC_MULTICAST: return readTopicMulticast(position, end);
+            case FrameType.TOPIC_MULTICAST_LEFT: return readTopicMulticastLeft(position, end);
             default: return reject("unknown frame type");
         }
     }
@@ -538,6 +554,70 @@ public final class FrameReader
         return after;
     }
 
+    /** Topic multicast: the offer sizes nothing but a later image (bounded by maxImage), its address is bounded here. */
+    private int readMulticastOffer(final int position, final int end)
+    {
+        tag = buffer.getLong(blockOffset + MulticastOfferDecoder.tagEncodingOffset(), ORDER);
+        logCapacity = buffer.getInt(blockOffset + MulticastOfferDecoder.maxImageEncodingOffset(), ORDER);
+        if (logCapacity < MIN_MULTICAST_LOG)
+        {
+            return reject("MULTICAST_OFFER max image must be at least " + MIN_MULTICAST_LOG + " bytes");
+        }
+        final int after = readData(position, end);
+        if (after >= 0 && (dataLength < 1 || dataLength > MAX_DATAGRAM_ADDRESS_LENGTH))
+        {
+            return reject("MULTICAST_OFFER address must be 1 to " + MAX_DATAGRAM_ADDRESS_LENGTH + " bytes");
+        }
+        return after;
+    }
+
+    /** The hand-over sizes the subscriber's image: the capacity is a power of two, the rest bounded. */
+    private int readTopicMulticast(final int position, final int end)
+    {
+        topicId = buffer.getInt(blockOffset + TopicMulticastDecoder.topicIdEncodingOffset(), ORDER);
+        sessionId = buffer.getInt(blockOffset + TopicMulticastDecoder.sessionIdEncodingOffset(), ORDER);
+        receiverId = buffer.getInt(blockOffset + TopicMulticastDecoder.receiverIdEncodingOffset(), ORDER);
+        streamSessionId = buffer.getInt(blockOffset + TopicMulticastDecoder.streamSessionIdEncodingOffset(), ORDER);
+        logCapacity = buffer.getInt(blockOffset + TopicMulticastDecoder.logCapacityEncodingOffset(), ORDER);
+        this.position = buffer.getLong(blockOffset + TopicMulticastDecoder.positionEncodingOffset(), ORDER);
+        if (topicId <= 0 || sessionId == 0 || receiverId < 0)
+        {
+            return reject("invalid TOPIC_MULTICAST topic, session or receiver");
+        }
+        if (receiverId > 0 && (streamSessionId == 0 || this.position < 0 || logCapacity < MIN_MULTICAST_LOG ||
+            (logCapacity & (logCapacity - 1)) != 0))
+        {
+            return reject("TOPIC_MULTICAST needs a stream session, a position of at least 0 and a log capacity that " +
+                "is a power of two of at least " + MIN_MULTICAST_LOG);
+        }
+        final int after = readMetadataAndData(position, end);
+        if (after >= 0 && receiverId > 0 && (metadataLength < 1 || metadataLength > MAX_MULTICAST_GROUP_LENGTH ||
+            dataLength < 1 || dataLength > MAX_DATAGRAM_ADDRESS_LENGTH))
+        {
+            return reject("TOPIC_MULTICAST group must be 1 to " + MAX_MULTICAST_GROUP_LENGTH + " bytes and its source 1 " +
+                "to " + MAX_DATAGRAM_ADDRESS_LENGTH);
+        }
+        return after;
+    }
+
+    private int readTopicMulticastLeft(final int position, final int end)
+    {
+        topicId = buffer.getInt(blockOffset + TopicMulticastLeftDecoder.topicIdEncodingOffset(), ORDER);
+        sessionId = buffer.getInt(blockOffset + TopicMulticastLeftDecoder.sessionIdEncodingOffset(), ORDER);
+        receiverId = buffer.getInt(blockOffset + TopicMulticastLeftDecoder.receiverIdEncodingOffset(), ORDER);
+        this.position = buffer.getLong(blockOffset + TopicMulticastLeftDecoder.positionEncodingOffset(), ORDER);
+        if (topicId <= 0 || sessionId == 0 || receiverId <= 0 || this.position < 0)
+        {
+            return reject("invalid TOPIC_MULTICAST_LEFT field");
+        }
+        final int after = readData(position, end);
+        if (after >= 0 && dataLength > MAX_DATAGRAM_ADDRESS_LENGTH)
+        {
+            return reject("TOPIC_MULTICAST_LEFT reason must be at most " + MAX_DATAGRAM_ADDRESS_LENGTH + " bytes");
+        }
+        return after;
+    }
+
     /** READ names a length and carries no data; WRITE carries exactly its length; atomics are 8 bytes, no data. */
     private boolean regionOpShapeValid()
     {
@@ -646,6 +726,9 @@ public final class FrameReader
             case FrameType.REGION_OP: return RegionOpDecoder.BLOCK_LENGTH;
             case FrameType.REGION_OP_RESULT: return RegionOpResultDecoder.BLOCK_LENGTH;
             case FrameType.DATAGRAM_OFFER: return DatagramOfferDecoder.BLOCK_LENGTH;
+            case FrameType.MULTICAST_OFFER: return MulticastOfferDecoder.BLOCK_LENGTH;
+            case FrameType.TOPIC_MULTICAST: return TopicMulticastDecoder.BLOCK_LENGTH;
+            case FrameType.TOPIC_MULTICAST_LEFT: return TopicMulticastLeftDecoder.BLOCK_LENGTH;
             default: return -1;
         }
     }
@@ -833,7 +916,8 @@ public final class FrameReader
 
     /**
      * @return the UTF-8 text of an ERROR or CLOSE frame, the pattern of SUBSCRIBE, the topic of TOPIC_ATTACH,
-     * the message of TOPIC_DETACH or the address of DATAGRAM_OFFER (allocates; control path only).
+     * the message of TOPIC_DETACH, the address of DATAGRAM_OFFER and MULTICAST_OFFER, the source of TOPIC_MULTICAST and
+     * the reason of TOPIC_MULTICAST_LEFT (allocates; control path only).
      */
     public String text()
     {
@@ -915,6 +999,44 @@ public final class FrameReader
     }
 
     // ---------------------------------------------------------------------------------- datagram offer
+
+    // ------------------------------------------------------------------------------- topic multicast
+
+    /** @return the receiving node's tag (MULTICAST_OFFER). */
+    public long tag()
+    {
+        return tag;
+    }
+
+    /** @return the receiver id of TOPIC_MULTICAST (0: back on the connection) and TOPIC_MULTICAST_LEFT (positive). */
+    public int receiverId()
+    {
+        return receiverId;
+    }
+
+    /** @return the multicast stream's session of TOPIC_MULTICAST. */
+    public int streamSessionId()
+    {
+        return streamSessionId;
+    }
+
+    /** @return the log capacity of TOPIC_MULTICAST (a power of two) or the max image of MULTICAST_OFFER. */
+    public int logCapacity()
+    {
+        return logCapacity;
+    }
+
+    /** @return the stream position of TOPIC_MULTICAST and TOPIC_MULTICAST_LEFT (not negative). */
+    public long position()
+    {
+        return position;
+    }
+
+    /** @return the group of TOPIC_MULTICAST (allocates; control path only). */
+    public String groupText()
+    {
+        return buffer.getStringWithoutLengthUtf8(metadataOffset, metadataLength);
+    }
 
     /** @return the first sequence the offering side expects on its datagram session (DATAGRAM_OFFER; any value). */
     public int initialSequence()

@@ -3,6 +3,9 @@ package io.rivulet.codec;
 import io.rivulet.codec.wire.CancelDecoder;
 import io.rivulet.codec.wire.CloseDecoder;
 import io.rivulet.codec.wire.DatagramOfferDecoder;
+import io.rivulet.codec.wire.MulticastOfferDecoder;
+import io.rivulet.codec.wire.TopicMulticastDecoder;
+import io.rivulet.codec.wire.TopicMulticastLeftDecoder;
 import io.rivulet.codec.wire.ErrorDecoder;
 import io.rivulet.codec.wire.KeepaliveDecoder;
 import io.rivulet.codec.wire.PayloadDecoder;
@@ -77,6 +80,14 @@ public final class FrameType
     // Reliable datagrams: a connection-level frame (no stream id), see the schema's datagram section.
     /** Either side: send this connection's topic data to me as reliable datagrams at this address and session. */
     public static final int DATAGRAM_OFFER = DatagramOfferDecoder.TEMPLATE_ID;
+
+    // Topic multicast: the offer is connection-level; the hand-over is a cursor frame; LEFT is a subscriber's control frame.
+    /** Subscriber side: this node takes topic data from multicast groups, reachable at this address. */
+    public static final int MULTICAST_OFFER = MulticastOfferDecoder.TEMPLATE_ID;
+    /** Publisher: a topic's live data now comes from a group's stream (receiver 0: from the connection again). */
+    public static final int TOPIC_MULTICAST = TopicMulticastDecoder.TEMPLATE_ID;
+    /** Subscriber: it stopped taking a topic from its group; send on the connection again from a position. */
+    public static final int TOPIC_MULTICAST_LEFT = TopicMulticastLeftDecoder.TEMPLATE_ID;
 
     /** Frame type names indexed by template id; null where no frame type has that id. */
     private static final String[] NAMES = namesByTemplateId();

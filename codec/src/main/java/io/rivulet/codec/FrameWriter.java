@@ -3,6 +3,9 @@ package io.rivulet.codec;
 import io.rivulet.codec.wire.CancelEncoder;
 import io.rivulet.codec.wire.CloseEncoder;
 import io.rivulet.codec.wire.DatagramOfferEncoder;
+import io.rivulet.codec.wire.MulticastOfferEncoder;
+import io.rivulet.codec.wire.TopicMulticastEncoder;
+import io.rivulet.codec.wire.TopicMulticastLeftEncoder;
 import io.rivulet.codec.wire.ErrorCode;
 import io.rivulet.codec.wire.ErrorEncoder;
 import io.rivulet.codec.wire.KeepaliveEncoder;
@@ -77,6 +80,9 @@ public final class FrameWriter
     private final RegionOpEncoder regionOp = new RegionOpEncoder();
     private final RegionOpResultEncoder regionOpResult = new RegionOpResultEncoder();
     private final DatagramOfferEncoder datagramOffer = new DatagramOfferEncoder();
+    private final MulticastOfferEncoder multicastOffer = new MulticastOfferEncoder();
+    private final TopicMulticastEncoder topicMulticast = new TopicMulticastEncoder();
+    private final TopicMulticastLeftEncoder topicMulticastLeft = new TopicMulticastLeftEncoder();
 
     /**
      * Bytes of a TOPIC_DATA frame before its data: header, block and the data's length field. A publisher
@@ -693,5 +699,95 @@ public final class FrameWriter
         datagramOffer.wrapAndApplyHeader(buffer, offset, header).sessionId(sessionId).initialSequence(initialSequence)
             .maxPayload(maxPayload).window(window).putAddress(address, 0, address.length);
         return HEADER_LENGTH + datagramOffer.encodedLength();
+    }
+
+    // ---------------------------------------------------------------------------------- topic multicast
+
+    /** @return the length of a MULTICAST_OFFER with an address of {@code addressLength} UTF-8 bytes. */
+    public static int multicastOfferLength(final int addressLength)
+    {
+        return HEADER_LENGTH + MulticastOfferEncoder.BLOCK_LENGTH + MulticastOfferEncoder.addressHeaderLength() +
+            addressLength;
+    }
+
+    /**
+     * Encodes a MULTICAST_OFFER: this node takes topic data from multicast groups.
+     *
+     * @param tag      its tag, for a publisher's tagged flow control.
+     * @param maxImage the largest publication log it mirrors.
+     * @param address  the unicast address of its receiving endpoint, UTF-8.
+     * @return the encoded length.
+     */
+    public int writeMulticastOffer(
+        final MutableDirectBuffer buffer, final int offset, final long tag, final int maxImage, final byte[] address)
+    {
+        multicastOffer.wrapAndApplyHeader(buffer, offset, header).tag(tag).maxImage(maxImage)
+            .putAddress(address, 0, address.length);
+        return HEADER_LENGTH + multicastOffer.encodedLength();
+    }
+
+    /** @return the length of a TOPIC_MULTICAST with the given UTF-8 lengths of group and source. */
+    public static int topicMulticastLength(final int groupLength, final int sourceLength)
+    {
+        return HEADER_LENGTH + TopicMulticastEncoder.BLOCK_LENGTH + TopicMulticastEncoder.groupHeaderLength() +
+            groupLength + TopicMulticastEncoder.sourceHeaderLength() + sourceLength;
+    }
+
+    /**
+     * Encodes a TOPIC_MULTICAST: from {@code position} on, the topic's data comes from the group's stream.
+     *
+     * @param receiverId      the subscriber's receiver id at the publisher; 0 takes the data back to the connection.
+     * @param streamSessionId the multicast stream's session.
+     * @param logCapacity     the publication's log capacity (the image's size).
+     * @param position        where the subscriber's stream starts (a record boundary).
+     * @param group           the group, UTF-8 (empty with receiver 0).
+     * @param source          the publisher's unicast address, the stream's source, UTF-8 (empty with receiver 0).
+     * @return the encoded length.
+     */
+    public int writeTopicMulticast(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final int topicId,
+        final int sessionId,
+        final int receiverId,
+        final int streamSessionId,
+        final int logCapacity,
+        final long position,
+        final byte[] group,
+        final byte[] source)
+    {
+        topicMulticast.wrapAndApplyHeader(buffer, offset, header).topicId(topicId).sessionId(sessionId)
+            .receiverId(receiverId).streamSessionId(streamSessionId).logCapacity(logCapacity).position(position)
+            .putGroup(group, 0, group.length).putSource(source, 0, source.length);
+        return HEADER_LENGTH + topicMulticast.encodedLength();
+    }
+
+    /** @return the length of a TOPIC_MULTICAST_LEFT with a reason of {@code reasonLength} UTF-8 bytes. */
+    public static int topicMulticastLeftLength(final int reasonLength)
+    {
+        return HEADER_LENGTH + TopicMulticastLeftEncoder.BLOCK_LENGTH + TopicMulticastLeftEncoder.reasonHeaderLength() +
+            reasonLength;
+    }
+
+    /**
+     * Encodes a TOPIC_MULTICAST_LEFT: the subscriber stopped taking the topic from its group.
+     *
+     * @param receiverId the receiver id the hand-over gave it.
+     * @param position   what it consumed: the connection goes on from there.
+     * @param reason     why, UTF-8.
+     * @return the encoded length.
+     */
+    public int writeTopicMulticastLeft(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final int topicId,
+        final int sessionId,
+        final int receiverId,
+        final long position,
+        final byte[] reason)
+    {
+        topicMulticastLeft.wrapAndApplyHeader(buffer, offset, header).topicId(topicId).sessionId(sessionId)
+            .receiverId(receiverId).position(position).putReason(reason, 0, reason.length);
+        return HEADER_LENGTH + topicMulticastLeft.encodedLength();
     }
 }

@@ -130,7 +130,7 @@ class FrameReaderHostileInputTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = { 0, 28, 29, 255, 256, 0x8000, 65535 }) // 12..20 topic, 21..26 region frames, 27 DATAGRAM_OFFER
+    @ValueSource(ints = { 0, 31, 32, 255, 256, 0x8000, 65535 }) // 12..20 topic, 21..26 region frames, 27 DATAGRAM_OFFER, 28..30 multicast
     void shouldRejectUnknownTemplateIds(final int templateId)
     {
         for (final Sample sample : samples())

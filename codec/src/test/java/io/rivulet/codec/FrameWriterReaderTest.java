@@ -549,8 +549,8 @@ class FrameWriterReaderTest
         assertThat(FrameType.name(FrameType.KEEPALIVE)).isEqualTo("KEEPALIVE");
         assertThat(FrameType.name(FrameType.CLOSE)).isEqualTo("CLOSE");
         assertThat(FrameType.name(0)).isEqualTo("UNKNOWN");
-        assertThat(FrameType.name(28)).isEqualTo("UNKNOWN"); // 12..20 topic, 21..26 region frames, 27 DATAGRAM_OFFER
-        assertThat(FrameType.name(29)).isEqualTo("UNKNOWN");
+        assertThat(FrameType.name(31)).isEqualTo("UNKNOWN"); // 12..20 topic, 21..26 region, 27 datagram, 28..30 multicast
+        assertThat(FrameType.name(32)).isEqualTo("UNKNOWN");
         assertThat(FrameType.name(-1)).isEqualTo("UNKNOWN");
         assertThat(FrameType.name(65535)).isEqualTo("UNKNOWN");
     }

@@ -37,7 +37,7 @@ final class ContextProperties
         "rivulet.maxConnections", "rivulet.maxConnectionMemory", "rivulet.maxNodeMemory",
         "rivulet.maxKeepaliveTimeout", "rivulet.idleTimeout", "rivulet.authToken", "rivulet.authTokens",
         "rivulet.authBackoff", "rivulet.authBackoffMax", "rivulet.authBackoffAddresses", "rivulet.topicDatagrams",
-        "rivulet.datagrams",
+        "rivulet.datagrams", "rivulet.topicMulticast", "rivulet.topicMulticastReceive",
         "rivulet.nodeName", "rivulet.countersDir", "rivulet.countersFile", "rivulet.countersDeleteOnClose",
         "rivulet.maxCounters", "rivulet.errorLogLength", "rivulet.engineFailure");
 

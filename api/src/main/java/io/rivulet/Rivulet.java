@@ -164,11 +164,23 @@ public final class Rivulet implements AutoCloseable
             counters.regionOpsEmulated, counters.regionOpsPosted);
         // The protocol layers every connection carries, in order: topics, regions, then what needs them.
         final List<NodeExtension> extensions = new ArrayList<>(List.of(topics, regions));
-        if (context.topicDatagrams())
+        final boolean multicast = !context.topicMulticast().isEmpty() || context.topicMulticastReceive();
+        final NodeDatagrams datagrams = context.topicDatagrams() || multicast ?
+            openDatagrams(context, driver, counters) : null;
+        boolean multicastActive = false;
+        if (datagrams != null)
         {
-            final NodeDatagrams datagrams = openDatagrams(context, driver, counters);
-            extensions.add(new TopicDatagrams(openDatagramPlane(context, datagrams, driver, counters), datagrams,
-                context.maxFrameLength()));
+            datagrams.retain(); // the node's own hold while the layers that use it start
+            if (context.topicDatagrams())
+            {
+                extensions.add(new TopicDatagrams(openDatagramPlane(context, datagrams, driver, counters), datagrams,
+                    context.maxFrameLength()));
+            }
+            if (multicast)
+            {
+                multicastActive = openMulticast(context, datagrams, topics);
+            }
+            datagrams.release();
         }
         for (final Function<Executor, NodeExtension> extension : context.extensions())
         {
@@ -208,7 +220,7 @@ public final class Rivulet implements AutoCloseable
                 break;
             case SHARED:
                 final Agent engine = new CompositeAgent(conductor, topicSender, sender);
-                if (context.defaultBackoff() && driver.canAwaitWork() && !context.topicDatagrams())
+                if (context.defaultBackoff() && driver.canAwaitWork() && !context.topicDatagrams() && !multicastActive)
                 {
                     // The default back-off sleeps in the transport's selector instead of parking (EngineSleep).
                     final EngineSleep sleep = new EngineSleep(engine, driver, counters);
@@ -299,6 +311,63 @@ public final class Rivulet implements AutoCloseable
     }
 
     /**
+     * Topic multicast: the publishing plane (an endpoint for the sender thread) when topics go to groups, the receiving
+     * plane (an endpoint for the conductor) when the node takes them. Where the network has no multicast, or an
+     * endpoint cannot be opened, the node says so once and serves its topics per path.
+     *
+     * @return true when a plane runs.
+     */
+    private static boolean openMulticast(final Context context, final NodeDatagrams datagrams, final TopicRegistry topics)
+    {
+        final io.rivulet.spi.MulticastTransport transport = datagrams.multicast();
+        if (transport == null)
+        {
+            Context.LOG.warn("rivulet node {}: the {} datagram network has no multicast; topics ({}) are served per " +
+                "path and nothing is taken from groups", context.nodeName(), datagrams.name(), context.topicMulticast());
+            return false;
+        }
+        final io.rivulet.spi.MulticastSettings settings = context.multicastSettingsGiven() ? context.multicastSettings() :
+            transport.defaultMulticastSettings(context.multicastSettings());
+        io.rivulet.spi.MulticastEndpoint publishing = null;
+        io.rivulet.spi.MulticastEndpoint receiving = null;
+        try
+        {
+            if (!context.topicMulticast().isEmpty())
+            {
+                publishing = transport.openMulticastEndpoint(MULTICAST_MIN_DATAGRAM, 512, 1024);
+            }
+            if (context.topicMulticastReceive())
+            {
+                receiving = transport.openMulticastEndpoint(MULTICAST_MIN_DATAGRAM, 4096, 256);
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (publishing != null)
+            {
+                publishing.close();
+            }
+            if (receiving != null)
+            {
+                receiving.close();
+            }
+            if (ex instanceof ConfigurationException configuration)
+            {
+                throw configuration;
+            }
+            Context.LOG.warn("rivulet node {}: cannot open a multicast endpoint on {}; topics are served per path: {}",
+                context.nodeName(), datagrams.name(), ex.toString());
+            return false;
+        }
+        datagrams.retain();
+        topics.multicast(context.topicMulticast(), publishing, receiving, settings, datagrams::release);
+        return true;
+    }
+
+    /** The shortest datagram a multicast endpoint must carry; endpoints carry their path's MTU, which is used. */
+    private static final int MULTICAST_MIN_DATAGRAM = 512;
+
+    /**
      * The datagram network the node's datagram layers use: the one {@code rivulet.datagrams} names, else the transport's
      * own; closes the driver and counters when there is none.
      */
@@ -314,7 +383,9 @@ public final class Rivulet implements AutoCloseable
             }
             driver.close();
             counters.close();
-            throw new ConfigurationException("rivulet.topicDatagrams needs datagrams: a transport with its own (rdma), " +
+            final String setting = context.topicDatagrams() ? "rivulet.topicDatagrams" :
+                !context.topicMulticast().isEmpty() ? "rivulet.topicMulticast" : "rivulet.topicMulticastReceive";
+            throw new ConfigurationException(setting + " needs datagrams: a transport with its own (rdma), " +
                 "or a datagram network beside it (rivulet.datagrams=udp); " + context.transport().name() + " has none");
         }
         try
@@ -868,6 +939,10 @@ public final class Rivulet implements AutoCloseable
         private boolean datagramSettingsGiven;
         private boolean topicDatagrams = flag("rivulet.topicDatagrams", false);
         private DatagramProvider datagrams;
+        private io.rivulet.topic.TopicGroups topicMulticast;
+        private boolean topicMulticastReceive = flag("rivulet.topicMulticastReceive", false);
+        private io.rivulet.spi.MulticastSettings multicastSettings;
+        private boolean multicastSettingsGiven;
         private boolean replyWaitRunsEngine = flag("rivulet.replyWaitRunsEngine", true);
         private String nodeName = System.getProperty("rivulet.nodeName");
         private String countersDirectory = System.getProperty("rivulet.countersDir",
@@ -1404,6 +1479,66 @@ public final class Rivulet implements AutoCloseable
         }
 
         /**
+         * Which topics this node publishes to multicast groups ({@code rivulet.topicMulticast}, e.g.
+         * {@code md.quotes.>=239.1.2.3:40456}; none by default): one send per message to the group, however many
+         * subscriber nodes take it, with NAK-based repair, flow control and congestion control
+         * ({@link io.rivulet.spi.MulticastSettings}). Subscriber connections whose node does not take multicast, or
+         * where the group cannot be joined, are served per path as before (per-path datagrams with
+         * {@link #topicDatagrams}, else the link). Needs a datagram network with multicast: RDMA's UD multicast, or
+         * {@code rivulet.datagrams=udp}; without one the node says so once in its log and serves every topic per path.
+         */
+        public Context topicMulticast(final io.rivulet.topic.TopicGroups topicMulticast)
+        {
+            assigned.add("topicMulticast");
+            this.topicMulticast = topicMulticast;
+            return this;
+        }
+
+        public io.rivulet.topic.TopicGroups topicMulticast()
+        {
+            return topicMulticast;
+        }
+
+        /**
+         * Whether this node takes topic data from multicast groups when a publisher offers to hand it over
+         * ({@code rivulet.topicMulticastReceive}, false): it tells every connection's peer, right after SETUP, where its
+         * receiving endpoint is. Needs a datagram network with multicast, as {@link #topicMulticast}.
+         */
+        public Context topicMulticastReceive(final boolean topicMulticastReceive)
+        {
+            assigned.add("topicMulticastReceive");
+            this.topicMulticastReceive = topicMulticastReceive;
+            return this;
+        }
+
+        public boolean topicMulticastReceive()
+        {
+            return topicMulticastReceive;
+        }
+
+        /**
+         * The multicast protocol's parameters; defaults from {@code rivulet.multicast.*} (tuned by the datagram network
+         * where its timing is coarser, unless set here).
+         */
+        public Context multicastSettings(final io.rivulet.spi.MulticastSettings multicastSettings)
+        {
+            assigned.add("multicastSettings");
+            this.multicastSettings = multicastSettings;
+            return this;
+        }
+
+        public io.rivulet.spi.MulticastSettings multicastSettings()
+        {
+            return multicastSettings;
+        }
+
+        /** @return true when the application set {@link #multicastSettings} itself (after conclude). */
+        public boolean multicastSettingsGiven()
+        {
+            return multicastSettingsGiven;
+        }
+
+        /**
          * The node's name in its node file and in tools ({@code rivulet.nodeName}); default {@code node-<n>}, n
          * counting the nodes this process launched. Two live nodes of one process cannot share a name.
          */
@@ -1734,6 +1869,13 @@ public final class Rivulet implements AutoCloseable
             {
                 throw new ConfigurationException(ex.getMessage());
             }
+            if (topicMulticast == null)
+            {
+                topicMulticast = io.rivulet.topic.TopicGroups.parse(System.getProperty("rivulet.topicMulticast"));
+            }
+            multicastSettingsGiven = multicastSettings != null;
+            multicastSettings = (multicastSettings == null ? new io.rivulet.spi.MulticastSettings() : multicastSettings)
+                .validate();
             check(maxCounters >= 64 && maxCounters <= 1 << 20, "maxCounters", maxCounters,
                 "must be within 64 and 1048576, e.g. 1024");
             check(errorLogLength >= 4096 && errorLogLength <= 64 * 1024 * 1024, "errorLogLength",
@@ -1886,6 +2028,7 @@ public final class Rivulet implements AutoCloseable
                 ", topicHeartbeatInterval=" + shownDuration(topicHeartbeatIntervalNs) +
                 ", topicHeartbeatTimeout=" + shownDuration(topicHeartbeatTimeoutNs) +
                 ", topicDatagrams=" + topicDatagrams + ", datagrams=" + (datagrams == null ? "transport's" : datagrams.name()) +
+                ", topicMulticast=" + topicMulticast + ", topicMulticastReceive=" + topicMulticastReceive +
                 ", setupTimeout=" + shownDuration(setupTimeoutNs) +
                 ", maxStreams=" + maxStreams +
                 ", maxPendingRequests=" + maxPendingRequests +

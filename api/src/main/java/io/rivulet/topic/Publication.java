@@ -439,6 +439,12 @@ public final class Publication implements AutoCloseable
         return published.getAcquire();
     }
 
+    /** @return how far the writer may go: positions below {@code limit - capacity} may have been overwritten. */
+    long limit()
+    {
+        return limit;
+    }
+
     /** Sender thread: how far the writer may go. */
     void limit(final long limit)
     {

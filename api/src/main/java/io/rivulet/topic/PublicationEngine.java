@@ -37,6 +37,8 @@ final class PublicationEngine
     private final long lagThreshold;
     private final ManyToOneConcurrentLinkedQueue<TopicCursor> newCursors = new ManyToOneConcurrentLinkedQueue<>();
     private final ArrayList<TopicCursor> cursors = new ArrayList<>();
+    /** The publication's stream to its multicast group, or null when its subscribers are all served per path. */
+    private PublicationMulticast multicast;
 
     // Sender thread.
     private long keeperPosition;
@@ -65,6 +67,27 @@ final class PublicationEngine
         this.lagThreshold = capacity - 2L * LogRecords.recordLength(options.maxMessageLength());
     }
 
+    /** Before the engine is handed to the sender thread: the publication's topic goes to a multicast group. */
+    void multicast(final PublicationMulticast multicast)
+    {
+        this.multicast = multicast;
+    }
+
+    /** @return the publication's multicast side, or null. */
+    PublicationMulticast multicast()
+    {
+        return multicast;
+    }
+
+    /** Sender thread, once finished: the multicast stream stops. */
+    void onFinished()
+    {
+        if (multicast != null)
+        {
+            multicast.close();
+        }
+    }
+
     /** Conductor: a subscriber connection attached; the sender thread starts it at the keeper's position. */
     void addCursor(final TopicCursor cursor)
     {
@@ -88,6 +111,11 @@ final class PublicationEngine
     {
         published = publication.published();
         int work = keep();
+        if (multicast != null)
+        {
+            // Before the cursors: they read what their receivers consumed of what the stream sent.
+            work += multicast.doWork(nowNs, keeperPosition, keeperSequence);
+        }
         TopicCursor added;
         while ((added = newCursors.poll()) != null)
         {

@@ -22,6 +22,10 @@ final class TopicAttachment
     boolean inCatchUp;
     long catchUpTo;
     boolean dirty;
+    /** The image of the group's stream this topic's data comes from, or null while it comes over the connection. */
+    io.rivulet.protocol.datagram.multicast.MulticastReceiver image;
+    /** The receiver id the hand-over gave the image. */
+    int receiverId;
 
     TopicAttachment(final int topicId, final String topic, final int sessionId, final SlowConsumerPolicy policy)
     {

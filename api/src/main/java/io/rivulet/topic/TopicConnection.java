@@ -25,6 +25,8 @@ final class TopicConnection
     private final ArrayDeque<byte[]> pendingControl = new ArrayDeque<>();
     /** Where cursor frames go when it is open (datagrams); null or closed: the link. Sender thread reads it. */
     private volatile TopicDataPath dataPath;
+    /** What the peer's MULTICAST_OFFER said (conductor writes once, the sender thread reads); null: no offer. */
+    private volatile PeerMulticast peerMulticast;
     private long nowNs;
     private Throwable closeCause;
     private volatile boolean closed;
@@ -47,6 +49,49 @@ final class TopicConnection
     void useDataPath(final TopicDataPath path)
     {
         this.dataPath = path;
+    }
+
+    /** @return the peer's multicast offer, or null when it takes no topic data from groups. Any thread. */
+    PeerMulticast peerMulticast()
+    {
+        return peerMulticast;
+    }
+
+    /** Conductor, once: the peer takes topic data from multicast groups. */
+    void peerMulticast(final PeerMulticast offer)
+    {
+        this.peerMulticast = offer;
+    }
+
+    /** @return the peer's host as the connection reaches it (no port, no brackets), for a wildcard in its offers. */
+    String remoteHost()
+    {
+        final String address = connection.remoteAddress();
+        final int colon = address.lastIndexOf(':');
+        final String host = colon > 0 ? address.substring(0, colon) : address;
+        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    }
+
+    /**
+     * A subscriber node's multicast offer: where its receiving endpoint is, its tag and the largest log it mirrors.
+     * The sender thread resolves the address once, for every cursor of the connection.
+     */
+    static final class PeerMulticast
+    {
+        final String address;
+        final String remoteHost;
+        final long tag;
+        final int maxImage;
+        /** Sender thread: the address's handle on the publishing endpoint; -1 unresolved, -2 refused. */
+        int handle = -1;
+
+        PeerMulticast(final String address, final String remoteHost, final long tag, final int maxImage)
+        {
+            this.address = address;
+            this.remoteHost = remoteHost;
+            this.tag = tag;
+            this.maxImage = maxImage;
+        }
     }
 
     /** Conductor: the clock of the duty cycle or frame being handled; both sides read it between the two. */

@@ -3,11 +3,16 @@ package io.rivulet.topic;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.DetachReason;
 import io.rivulet.codec.wire.GapReason;
+import io.rivulet.protocol.datagram.multicast.MulticastReceiverState;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.IntArrayList;
 import org.agrona.collections.IntHashSet;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -25,7 +30,18 @@ import java.util.concurrent.atomic.AtomicLong;
  *   CONFLATE, when lagging:    TOPIC_GAP(from, to)  TOPIC_SNAPSHOT(subscription 0) x m   one credit each
  *   idle:                      TOPIC_HEARTBEAT every heartbeat interval
  *   at the end:                TOPIC_DETACH(reason, last sequence)
+ *   multicast:                 TOPIC_MULTICAST(receiver, position): live data from the group's stream from here on
+ *                              TOPIC_MULTICAST(receiver 0): back on this path, from the position the receiver reached
  * </pre>
+ *
+ * <p><b>Multicast.</b> When the publication has a group and the connection's peer offered to take topic data from
+ * groups, a cursor caught up with the keeper hands its subscriber over to the group's stream: it adds a receiver to
+ * the stream at its position and sends TOPIC_MULTICAST. From then on it sends no TOPIC_DATA; its position follows
+ * what the receiver consumed (by the stream's status messages, on the last checkpoint at or below it), so the log is
+ * held, and the slow-consumer policy judged, exactly as for a cursor that sends: DROP_SLOW cuts the subscriber off,
+ * CONFLATE takes it back to this path for the catch-up and hands it over again once caught up. A receiver that falls
+ * silent, a group that fails, or the subscriber's TOPIC_MULTICAST_LEFT take it back to this path, and a new hand-over
+ * waits a back-off.
  *
  * <p>Threading: created and joined by the conductor (which owns {@link #members}); credits and status
  * arrive from the conductor through atomics; everything else, and the decision to release, belongs to the
@@ -40,11 +56,17 @@ final class TopicCursor
 
     private static final int FRAMES_PER_CYCLE = 256;
     private static final LastValueTable.Entry[] NONE = new LastValueTable.Entry[0];
+    private static final byte[] NO_BYTES = new byte[0];
     private static final long MAX_CREDITS = 1L << 40;
+    private static final Logger LOG = LoggerFactory.getLogger(TopicCursor.class);
+    /** First wait before a hand-over is tried again after a fall-back; doubled each time, up to a minute. */
+    private static final long HANDOVER_BACKOFF_NS = TimeUnit.SECONDS.toNanos(1);
+    private static final long HANDOVER_BACKOFF_MAX_NS = TimeUnit.MINUTES.toNanos(1);
 
     private final TopicEndpoint endpoint;
     private final Publication publication;
     private final TopicLink link;
+    private final TopicConnection connection;
     private final int topicId;
     private final int sessionId;
     private final byte[] topicName;
@@ -61,6 +83,10 @@ final class TopicCursor
     private volatile String rejectReason;
     /** Joins the cursor never got to (it ended first): the conductor attaches them through a new cursor. */
     private int[] unjoined;
+    /** Conductor to sender thread: the subscriber's TOPIC_MULTICAST_LEFT (its receiver id, what it consumed, why). */
+    private volatile int leftReceiverId;
+    private volatile long leftPosition;
+    private volatile String leftReason;
 
     // Sender thread.
     private long position;
@@ -82,17 +108,25 @@ final class TopicCursor
     private int detachReason;
     private long detachSequence;
     private byte[] detachMessage;
+    /** The receiver its subscriber is while it takes the group's stream; null while this cursor sends. */
+    private MulticastReceiverState receiver;
+    /** A TOPIC_MULTICAST(receiver 0) is owed: the subscriber is taken back to this path. */
+    private boolean stopPending;
+    private long handoverAfterNs;
+    private long handoverBackoffNs = HANDOVER_BACKOFF_NS;
+    private long handovers;
 
     TopicCursor(
         final TopicEndpoint endpoint,
         final Publication publication,
-        final TopicLink link,
+        final TopicConnection connection,
         final int initialCredits,
         final long nowNs)
     {
         this.endpoint = endpoint;
         this.publication = publication;
-        this.link = link;
+        this.connection = connection;
+        this.link = connection.link();
         this.topicId = publication.topicId();
         this.sessionId = publication.sessionId();
         this.topicName = FrameWriter.utf8(publication.topic(), Integer.MAX_VALUE);
@@ -156,6 +190,14 @@ final class TopicCursor
     boolean isReleased()
     {
         return released;
+    }
+
+    /** Conductor: the subscriber stopped taking the group's stream (TOPIC_MULTICAST_LEFT). */
+    void onMulticastLeft(final int receiverId, final long position, final String reason)
+    {
+        leftPosition = position;
+        leftReason = reason;
+        leftReceiverId = receiverId; // last: the sender thread reads it first
     }
 
     // ------------------------------------------------------------------------------------ sender thread
@@ -229,6 +271,20 @@ final class TopicCursor
             }
         }
 
+        if (receiver != null)
+        {
+            work += followMulticast(nowNs, engine);
+        }
+        if (stopPending)
+        {
+            // Before anything else on this path: the subscriber must close its image before data comes here again.
+            if (!sendStop(sender))
+            {
+                return work;
+            }
+            work++;
+        }
+
         if (conflatePending && credits.get() > 0)
         {
             startCatchUp(engine);
@@ -239,12 +295,161 @@ final class TopicCursor
             {
                 work += sendCatchUp(nowNs, sender);
             }
-            if (catchUp == null)
+            if (catchUp == null && receiver == null)
             {
                 work += sendData(nowNs, engine, sender);
+                if (position == engine.keeperPosition())
+                {
+                    work += handOver(nowNs, engine, sender);
+                }
             }
         }
         return work + heartbeat(nowNs, engine, sender);
+    }
+
+    // ------------------------------------------------------------------------------------ multicast (sender thread)
+
+    /** Caught up with the keeper: hands the subscriber over to the group's stream when both sides can. */
+    private int handOver(final long nowNs, final PublicationEngine engine, final TopicSender sender)
+    {
+        final PublicationMulticast multicast = engine.multicast();
+        final TopicConnection.PeerMulticast peer = connection.peerMulticast();
+        if (multicast == null || peer == null || !multicast.isReady() || nowNs - handoverAfterNs < 0 || hasJoins ||
+            joinEntries != null || rejectReason != null || peer.handle == -2)
+        {
+            return 0;
+        }
+        if (publication.capacity() > peer.maxImage)
+        {
+            return 0; // the subscriber node mirrors smaller logs only: it stays on this path
+        }
+        if (peer.handle == -1)
+        {
+            try
+            {
+                peer.handle = multicast.resolve(peer.address, peer.remoteHost);
+            }
+            catch (final RuntimeException ex)
+            {
+                peer.handle = -2;
+                LOG.warn("topic {} to {}: the subscriber's multicast address {} cannot be reached; it stays on its " +
+                    "connection: {}", publication.topic(), link.remoteAddress(), peer.address, ex.getMessage());
+                return 0;
+            }
+        }
+        final MulticastReceiverState added = multicast.addReceiver(peer.handle, peer.tag, position, nowNs);
+        final int length = sender.frames().writeTopicMulticast(sender.scratch(), 0, topicId, sessionId, added.id(),
+            multicast.stream().sessionId(), publication.capacity(), position, multicast.groupBytes(),
+            multicast.sourceBytes());
+        if (!offer(sender, sender.scratch(), length))
+        {
+            multicast.removeReceiver(added);
+            return 0;
+        }
+        receiver = added;
+        handovers++;
+        return 1;
+    }
+
+    /**
+     * While the subscriber takes the group's stream: the position follows what it consumed; a silent receiver, a failed
+     * group or the subscriber's own word take it back to this path.
+     */
+    private int followMulticast(final long nowNs, final PublicationEngine engine)
+    {
+        final PublicationMulticast multicast = engine.multicast();
+        final int left = leftReceiverId;
+        if (left != 0 && left == receiver.id())
+        {
+            fallBack(nowNs, engine, leftPosition, false, "the subscriber left the group: " + leftReason);
+            return 1;
+        }
+        if (receiver.state() == MulticastReceiverState.TIMED_OUT)
+        {
+            fallBack(nowNs, engine, receiver.consumed(), true, "no status message from its receiver for " +
+                TimeUnit.NANOSECONDS.toMillis(nowNs - receiver.lastStatusNs()) + " ms");
+            return 1;
+        }
+        if (multicast.isFailed())
+        {
+            fallBack(nowNs, engine, receiver.consumed(), true, "the group failed");
+            return 1;
+        }
+        return standOn(engine, receiver.consumed(), nowNs) ? 1 : 0;
+    }
+
+    /**
+     * Moves the position up to the last record boundary at or below what the receiver says it consumed.
+     *
+     * @return true when it moved.
+     */
+    private boolean standOn(final PublicationEngine engine, final long consumed, final long nowNs)
+    {
+        final long keeper = engine.keeperPosition();
+        long boundary;
+        long sequence;
+        if (consumed >= keeper)
+        {
+            boundary = keeper;
+            sequence = engine.keeperSequence();
+        }
+        else
+        {
+            final PublicationMulticast multicast = engine.multicast();
+            final int checkpoint = multicast.checkpointAtOrBelow(consumed);
+            if (checkpoint < 0)
+            {
+                return false;
+            }
+            boundary = multicast.checkpointPosition(checkpoint);
+            sequence = multicast.checkpointSequence(checkpoint);
+        }
+        if (boundary <= position)
+        {
+            return false;
+        }
+        position = boundary;
+        lastSentSequence = sequence;
+        lastProgressNs = nowNs;
+        return true;
+    }
+
+    /** Takes the subscriber back to this path, from where its receiver got to; the next hand-over waits a back-off. */
+    private void fallBack(
+        final long nowNs, final PublicationEngine engine, final long consumed, final boolean notify, final String reason)
+    {
+        engine.multicast().removeReceiver(receiver);
+        receiver = null;
+        stopPending = notify;
+        standOn(engine, consumed, nowNs);
+        handoverAfterNs = nowNs + handoverBackoffNs;
+        handoverBackoffNs = Math.min(2 * handoverBackoffNs, HANDOVER_BACKOFF_MAX_NS);
+        LOG.info("topic {} to {}: back on the connection from position {}: {}", publication.topic(),
+            link.remoteAddress(), position, reason);
+    }
+
+    private boolean sendStop(final TopicSender sender)
+    {
+        final int length = sender.frames().writeTopicMulticast(sender.scratch(), 0, topicId, sessionId, 0, 0, 0, 0,
+            NO_BYTES, NO_BYTES);
+        if (!offer(sender, sender.scratch(), length))
+        {
+            return false;
+        }
+        stopPending = false;
+        return true;
+    }
+
+    /** @return how often this cursor handed its subscriber over to the group. */
+    long handovers()
+    {
+        return handovers;
+    }
+
+    /** @return true while its subscriber takes the group's stream. */
+    boolean isMulticast()
+    {
+        return receiver != null;
     }
 
     /** Decides whether the attachment ends: unsubscribed, subscriber silent, or publication closed and drained. */
@@ -289,6 +494,14 @@ final class TopicCursor
         if (!conflatePending)
         {
             engine.onSlowConsumer();
+        }
+        if (receiver != null)
+        {
+            // The catch-up goes on this path: the subscriber leaves the group's stream first, and is handed over
+            // again once caught up (no back-off: it was slow, not unreachable).
+            engine.multicast().removeReceiver(receiver);
+            receiver = null;
+            stopPending = true;
         }
         // CONFLATE: stop holding the publisher; what was skipped is sent as the latest value per key once the
         // subscriber grants credits again.
@@ -553,6 +766,12 @@ final class TopicCursor
 
     private void release()
     {
+        if (receiver != null)
+        {
+            // Nothing to send: the subscriber side closes its image with the attachment (DETACH or the connection).
+            publication.engine().multicast().removeReceiver(receiver);
+            receiver = null;
+        }
         synchronized (this)
         {
             released = true;

@@ -130,6 +130,13 @@ public final class TopicEndpoint implements ConnectionExtension
      *
      * @param cause what ended the connection.
      */
+    /** Right after SETUP: a node that takes topic data from groups says so, so that publishers may hand over. */
+    @Override
+    public void onSetupComplete()
+    {
+        subscriber.offerMulticast();
+    }
+
     /** Subscriptions either way: the peer relies on this connection for topic data, however quiet the topics. */
     @Override
     public boolean keepsConnection()
@@ -215,6 +222,7 @@ public final class TopicEndpoint implements ConnectionExtension
             case FrameType.TOPIC_GAP:
             case FrameType.TOPIC_HEARTBEAT:
             case FrameType.TOPIC_DETACH:
+            case FrameType.TOPIC_MULTICAST:
                 return true;
             default:
                 return false;
@@ -240,6 +248,9 @@ public final class TopicEndpoint implements ConnectionExtension
             case FrameType.TOPIC_GAP: subscriber.onGap(reader); return;
             case FrameType.TOPIC_HEARTBEAT: subscriber.onHeartbeat(reader); return;
             case FrameType.TOPIC_DETACH: subscriber.onDetach(reader); return;
+            case FrameType.TOPIC_MULTICAST: subscriber.onMulticast(reader); return;
+            case FrameType.MULTICAST_OFFER: publisher.onMulticastOffer(reader, registry.publishesToGroups()); return;
+            case FrameType.TOPIC_MULTICAST_LEFT: publisher.onMulticastLeft(reader); return;
             default: connection.violation(Violation.UNEXPECTED_FRAME,
                 "not a topic frame: " + FrameType.name(reader.frameType()));
         }

@@ -148,7 +148,7 @@ final class TopicPublisherSide
             return;
         }
         final TopicLink link = connection.link();
-        cursor = new TopicCursor(endpoint, publication, link, subscription.initialCredits, connection.nowNs());
+        cursor = new TopicCursor(endpoint, publication, connection, subscription.initialCredits, connection.nowNs());
         final int largestFrame = FrameWriter.topicSnapshotLength(publication.maxMessageLength());
         if (largestFrame > link.maxFrameLength())
         {
@@ -193,6 +193,35 @@ final class TopicPublisherSide
         if (cursor != null && cursor.publication().sessionId() == reader.sessionId())
         {
             cursor.onStatus(reader.credits(), connection.nowNs());
+        }
+    }
+
+    /**
+     * MULTICAST_OFFER: the peer takes topic data from multicast groups. Ignored by a node that publishes to none.
+     *
+     * @param publishes whether this node publishes to groups.
+     */
+    boolean onMulticastOffer(final FrameReader reader, final boolean publishes)
+    {
+        if (connection.peerMulticast() != null)
+        {
+            return connection.violation(Violation.OUT_OF_ORDER, "second MULTICAST_OFFER on one connection");
+        }
+        if (publishes)
+        {
+            connection.peerMulticast(new TopicConnection.PeerMulticast(reader.text(), connection.remoteHost(),
+                reader.tag(), reader.logCapacity()));
+        }
+        return true;
+    }
+
+    /** TOPIC_MULTICAST_LEFT: the peer stopped taking a topic from its group; its cursor sends on this path again. */
+    void onMulticastLeft(final FrameReader reader)
+    {
+        final TopicCursor cursor = cursors.get(reader.topicId());
+        if (cursor != null && cursor.publication().sessionId() == reader.sessionId())
+        {
+            cursor.onMulticastLeft(reader.receiverId(), reader.position(), reader.text());
         }
     }
 

@@ -24,7 +24,8 @@ public final class TopicRegistry implements NodeExtension
 {
     private static final int[] FRAME_TYPES = {FrameType.TOPIC_DATA, FrameType.SUBSCRIBE, FrameType.UNSUBSCRIBE,
         FrameType.TOPIC_STATUS, FrameType.TOPIC_ATTACH, FrameType.TOPIC_SNAPSHOT, FrameType.TOPIC_GAP,
-        FrameType.TOPIC_HEARTBEAT, FrameType.TOPIC_DETACH};
+        FrameType.TOPIC_HEARTBEAT, FrameType.TOPIC_DETACH, FrameType.MULTICAST_OFFER, FrameType.TOPIC_MULTICAST,
+        FrameType.TOPIC_MULTICAST_LEFT};
     /** How often publication statistics reach the counters; readers see them lag by up to this much. */
     private static final long SAMPLE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -43,6 +44,13 @@ public final class TopicRegistry implements NodeExtension
     /** Where publications' counters go; null for none (unit tests). */
     private final io.rivulet.counters.CounterFactory counterFactory;
     private long nextSampleNs;
+    // Multicast, set before the node starts: which topics go to which group, the sender thread's publishing plane
+    // and the conductor's receiving plane (each null without), and the network both are on.
+    private TopicGroups groups = TopicGroups.none();
+    private io.rivulet.protocol.datagram.multicast.MulticastSenders multicastSenders;
+    private io.rivulet.protocol.datagram.multicast.MulticastReceivers multicastReceivers;
+    private io.rivulet.spi.MulticastSettings multicastSettings;
+    private Runnable multicastClosed;
 
     /**
      * A registry whose publications have no counters (unit tests).
@@ -78,6 +86,52 @@ public final class TopicRegistry implements NodeExtension
     }
 
 
+    /**
+     * Before the node starts: topics matching {@code groups} go to multicast groups through the {@code publishing}
+     * endpoint (owned by the sender thread from now on), and topic data from groups is taken through the
+     * {@code receiving} one (owned by the conductor). Both close with this registry, then {@code onClosed} runs.
+     *
+     * @param groups     which topics go to which group.
+     * @param publishing the publishing endpoint, or null when this node publishes to no group.
+     * @param receiving  the receiving endpoint, or null when it takes nothing from groups.
+     * @param settings   the protocol's settings, validated.
+     * @param onClosed   runs once both endpoints closed (releases the network they are on).
+     */
+    public void multicast(
+        final TopicGroups groups,
+        final io.rivulet.spi.MulticastEndpoint publishing,
+        final io.rivulet.spi.MulticastEndpoint receiving,
+        final io.rivulet.spi.MulticastSettings settings,
+        final Runnable onClosed)
+    {
+        this.groups = groups;
+        this.multicastSenders = publishing == null ? null :
+            new io.rivulet.protocol.datagram.multicast.MulticastSenders(settings, publishing);
+        this.multicastReceivers = receiving == null ? null :
+            new io.rivulet.protocol.datagram.multicast.MulticastReceivers(settings, receiving, System.nanoTime());
+        this.multicastSettings = settings;
+        this.multicastClosed = onClosed;
+        sender.multicast(multicastSenders);
+    }
+
+    /** @return true when this node publishes topics to multicast groups. */
+    boolean publishesToGroups()
+    {
+        return multicastSenders != null;
+    }
+
+    /** @return the receiving plane of multicast (conductor), or null. */
+    io.rivulet.protocol.datagram.multicast.MulticastReceivers multicastReceivers()
+    {
+        return multicastReceivers;
+    }
+
+    /** @return the multicast protocol's settings, or null without multicast. */
+    io.rivulet.spi.MulticastSettings multicastSettings()
+    {
+        return multicastSettings;
+    }
+
     /** Conductor: copies every publication's statistics to its counters. */
     public void sampleCounters()
     {
@@ -112,6 +166,11 @@ public final class TopicRegistry implements NodeExtension
         if (byName.putIfAbsent(topic, publication) != null)
         {
             throw new IllegalStateException("this node already publishes " + topic + "; close that publication first");
+        }
+        final String group = multicastSenders == null ? null : groups.groupOf(name);
+        if (group != null)
+        {
+            publication.engine().multicast(new PublicationMulticast(publication, group, multicastSenders));
         }
         sender.add(publication.engine());
         conductor.execute(() -> onAdded(publication));
@@ -154,17 +213,48 @@ public final class TopicRegistry implements NodeExtension
         return endpoint;
     }
 
-    /** Conductor: samples the publications' statistics into their counters every 100 ms. */
+    /** Conductor: takes topic data from groups; samples the publications' statistics into their counters every 100 ms. */
     @Override
     public int doWork(final long nowNs)
     {
+        final int work = multicastReceivers == null ? 0 : multicastReceivers.doWork(nowNs);
         if (nowNs - nextSampleNs < 0)
         {
-            return 0;
+            return work;
         }
         nextSampleNs = nowNs + SAMPLE_INTERVAL_NS;
         sampleCounters();
-        return 0;
+        return work;
+    }
+
+    /**
+     * Conductor, the node closing (after the sender thread stopped, in every threading mode): the multicast planes close
+     * their endpoints, then the network is released.
+     */
+    @Override
+    public void close()
+    {
+        if (multicastClosed == null)
+        {
+            return;
+        }
+        try
+        {
+            if (multicastReceivers != null)
+            {
+                multicastReceivers.close();
+            }
+            if (multicastSenders != null)
+            {
+                multicastSenders.close();
+            }
+        }
+        finally
+        {
+            final Runnable closed = multicastClosed;
+            multicastClosed = null;
+            closed.run();
+        }
     }
 
     /** Conductor: a connection finished. */

@@ -30,6 +30,8 @@ public final class TopicSender implements Agent
     private final UnsafeBuffer view = new UnsafeBuffer(new byte[0]);
     private final AtomicCounter framesSent;
     private final AtomicCounter bytesSent;
+    /** The node's publishing side of multicast, or null: this thread polls its endpoint. */
+    private io.rivulet.protocol.datagram.multicast.MulticastSenders multicast;
     private long sentFrames;
     private long sentBytes;
 
@@ -57,6 +59,16 @@ public final class TopicSender implements Agent
         this.bytesSent = bytesSent;
     }
 
+    /**
+     * Before the engine starts: the node's multicast publishing plane, whose endpoint this thread owns from now on.
+     *
+     * @param multicast the plane, or null.
+     */
+    void multicast(final io.rivulet.protocol.datagram.multicast.MulticastSenders multicast)
+    {
+        this.multicast = multicast;
+    }
+
     /** Any thread: starts serving a publication. */
     void add(final PublicationEngine engine)
     {
@@ -78,6 +90,10 @@ public final class TopicSender implements Agent
             return work; // nothing to publish, no clock to read (3% of a busy client engine's samples when it did)
         }
         final long nowNs = clock.nanoTime();
+        if (multicast != null)
+        {
+            work += multicast.poll(nowNs); // receivers' NAKs and status messages, before the streams send
+        }
         for (int i = engines.size() - 1; i >= 0; i--)
         {
             final PublicationEngine engine = engines.get(i);
@@ -85,6 +101,7 @@ public final class TopicSender implements Agent
             if (engine.isFinished())
             {
                 engines.remove(i);
+                engine.onFinished();
             }
         }
         if (sentFrames > 0 && framesSent != null)

@@ -6,10 +6,14 @@ import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameWriter;
 import io.rivulet.codec.wire.DetachReason;
 import io.rivulet.codec.wire.GapReason;
+import io.rivulet.protocol.datagram.multicast.MulticastReceiver;
+import io.rivulet.protocol.datagram.multicast.MulticastReceivers;
 import io.rivulet.spi.Violation;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -33,10 +37,20 @@ import java.util.concurrent.TimeUnit;
  * <p><b>The seam.</b> A subscription joining at snapshot sequence S is handed the snapshot, then only
  * sequences above S; any other gap in the sequence is handed over as a GAP item, never dropped silently.
  *
+ * <p><b>Multicast.</b> On a node that takes topic data from groups, a topic's publisher may hand its live data over
+ * to a group's stream (TOPIC_MULTICAST): the attachment then gets TOPIC_DATA from an image of that stream
+ * ({@link TopicMulticastImage}), in order and once, without credits (the stream's flow control replaces them), while
+ * snapshots, gaps, heartbeats and the detach still come over the connection. An image whose group cannot be joined,
+ * or that hears nothing from it for {@code rivulet.multicast.timeout}, is closed and the publisher told
+ * (TOPIC_MULTICAST_LEFT), so the data comes over the connection again; TOPIC_MULTICAST with receiver 0 takes it back
+ * the same way at the publisher's word.
+ *
  * <p>Thread-safety: {@link #signal} from any thread; everything else on the conductor.
  */
 final class TopicSubscriberSide
 {
+    private static final Logger LOG = LoggerFactory.getLogger(TopicSubscriberSide.class);
+
     private final TopicRegistry registry;
     private final TopicConnection connection;
     private final TopicSettings settings;
@@ -88,6 +102,10 @@ final class TopicSubscriberSide
     {
         final Throwable cause = connection.closeCause();
         final ArrayList<TopicSubscription> live = new ArrayList<>(subscriptions.values());
+        for (int i = 0; i < attachmentList.size(); i++)
+        {
+            closeImage(attachmentList.get(i));
+        }
         subscriptions.clear();
         attachments.clear();
         attachmentList.clear();
@@ -205,6 +223,10 @@ final class TopicSubscriberSide
         for (int i = attachmentList.size() - 1; i >= 0; i--)
         {
             final TopicAttachment attachment = attachmentList.get(i);
+            if (attachment.image != null)
+            {
+                work += watchImage(attachment, nowNs);
+            }
             if (attachment.members.isEmpty())
             {
                 continue; // detaching: no status, the publisher's DETACH (or its timeout) ends it
@@ -439,6 +461,35 @@ final class TopicSubscriberSide
         {
             return false;
         }
+        deliverData(attachment, reader);
+        return true;
+    }
+
+    /** A TOPIC_DATA of the attachment's group stream, validated: no credit, the stream's flow control holds it. */
+    void onMulticastData(final TopicAttachment attachment, final FrameReader reader)
+    {
+        if (connection.closeCause() == null)
+        {
+            deliverData(attachment, reader);
+        }
+    }
+
+    /** @return true while every subscription the attachment feeds has room for another item (else the image waits). */
+    boolean canTake(final TopicAttachment attachment)
+    {
+        for (int i = 0; i < attachment.members.size(); i++)
+        {
+            if (attachment.members.get(i).subscription.queued() >= settings.window())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Hands one TOPIC_DATA to every member not already past it, a GAP first where its sequence jumps. */
+    private void deliverData(final TopicAttachment attachment, final FrameReader reader)
+    {
         attachment.lastHeardNs = connection.nowNs();
         if (attachment.inCatchUp)
         {
@@ -476,7 +527,6 @@ final class TopicSubscriberSide
             member.lastSequence = sequence;
             member.subscription.enqueue(message);
         }
-        return true;
     }
 
     boolean onGap(final FrameReader reader)
@@ -547,6 +597,7 @@ final class TopicSubscriberSide
         }
         attachments.remove(attachment.topicId);
         attachmentList.remove(attachment);
+        closeImage(attachment);
         final long last = reader.sequence();
         final String text = reader.text();
         final int reason = reader.reason();
@@ -608,6 +659,134 @@ final class TopicSubscriberSide
         }
         attachment.members.clear();
         attachment.snapshotMember = null;
+    }
+
+    // ------------------------------------------------------------------------------ conductor: multicast
+
+    /** Right after SETUP, on a node that takes topic data from groups: MULTICAST_OFFER, so publishers may hand over. */
+    void offerMulticast()
+    {
+        final MulticastReceivers plane = registry.multicastReceivers();
+        if (plane == null)
+        {
+            return;
+        }
+        final byte[] address = plane.localAddress().getBytes(StandardCharsets.UTF_8);
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[FrameWriter.multicastOfferLength(address.length)]);
+        final int length = frames.writeMulticastOffer(frame, 0, registry.multicastSettings().receiverTag(),
+            registry.multicastSettings().maxImage(), address);
+        connection.sendOrQueue(frame, length);
+    }
+
+    /** TOPIC_MULTICAST: the topic's live data comes from a group's stream from a position on, or back here (receiver 0). */
+    boolean onMulticast(final FrameReader reader)
+    {
+        final TopicAttachment attachment = attachments.get(reader.topicId());
+        if (attachment == null)
+        {
+            return true; // the attachment ended; a late frame
+        }
+        if (!checkSession(attachment, reader, "TOPIC_MULTICAST"))
+        {
+            return false;
+        }
+        attachment.lastHeardNs = connection.nowNs();
+        if (reader.receiverId() == 0)
+        {
+            closeImage(attachment); // the publisher's cursor sends over the connection again
+            return true;
+        }
+        final MulticastReceivers plane = registry.multicastReceivers();
+        if (plane == null)
+        {
+            return connection.violation(Violation.UNEXPECTED_FRAME, "TOPIC_MULTICAST for topic " + attachment.topic +
+                " to a node that offered no multicast");
+        }
+        if (attachment.image != null)
+        {
+            return connection.violation(Violation.OUT_OF_ORDER, "TOPIC_MULTICAST for topic " + attachment.topic +
+                " while its data already comes from a group");
+        }
+        final int receiverId = reader.receiverId();
+        final long position = reader.position();
+        final int maxImage = registry.multicastSettings().maxImage();
+        if (reader.logCapacity() > maxImage)
+        {
+            sendLeft(attachment, receiverId, position, "its log of " + reader.logCapacity() + " bytes is larger than " +
+                "rivulet.multicast.maxImage " + maxImage);
+            return true;
+        }
+        final String group = reader.groupText();
+        final TopicMulticastImage consumer = new TopicMulticastImage(this, attachment);
+        try
+        {
+            attachment.image = plane.open(group, reader.text(), connection.remoteHost(), reader.streamSessionId(),
+                receiverId, reader.logCapacity(), position, settings.maxFrameLength(), consumer);
+            attachment.receiverId = receiverId;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            sendLeft(attachment, receiverId, position, "cannot take group " + group + ": " + ex.getMessage());
+        }
+        return true;
+    }
+
+    /** Every scan: an image whose group failed or fell silent goes, and its data comes over the connection again. */
+    private int watchImage(final TopicAttachment attachment, final long nowNs)
+    {
+        final MulticastReceiver image = attachment.image;
+        final String failure = registry.multicastReceivers().failure(image);
+        if (failure != null)
+        {
+            leaveGroup(attachment, "cannot join the group: " + failure);
+            return 1;
+        }
+        if (image.isSilent(nowNs))
+        {
+            leaveGroup(attachment, "nothing from the group for " +
+                TimeUnit.NANOSECONDS.toMillis(registry.multicastSettings().timeoutNs()) + " ms");
+            return 1;
+        }
+        return 0;
+    }
+
+    private void leaveGroup(final TopicAttachment attachment, final String reason)
+    {
+        final long consumed = attachment.image.consumed();
+        final int receiverId = attachment.receiverId;
+        closeImage(attachment);
+        LOG.warn("topic {} from {}: its data comes over the connection again: {}", attachment.topic,
+            connection.link().remoteAddress(), reason);
+        sendLeft(attachment, receiverId, consumed, reason);
+    }
+
+    private void sendLeft(final TopicAttachment attachment, final int receiverId, final long position, final String reason)
+    {
+        final byte[] text = FrameWriter.utf8(reason, FrameReader.MAX_DATAGRAM_ADDRESS_LENGTH);
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[FrameWriter.topicMulticastLeftLength(text.length)]);
+        final int length = frames.writeTopicMulticastLeft(frame, 0, attachment.topicId, attachment.sessionId, receiverId,
+            position, text);
+        connection.sendOrQueue(frame, length);
+    }
+
+    private void closeImage(final TopicAttachment attachment)
+    {
+        if (attachment.image != null)
+        {
+            registry.multicastReceivers().close(attachment.image);
+            attachment.image = null;
+            attachment.receiverId = 0;
+        }
+    }
+
+    /** The group's stream broke the rules (a malformed or foreign frame, a broken record): the connection closes. */
+    void onCorruptStream(final TopicAttachment attachment, final String reason)
+    {
+        if (attachment.image != null)
+        {
+            attachment.image.fail();
+        }
+        connection.violation(Violation.MALFORMED_FRAME, "topic " + attachment.topic + ": " + reason);
     }
 
     private boolean checkSession(final TopicAttachment attachment, final FrameReader reader, final String frame)

@@ -15,6 +15,9 @@ import io.rivulet.spi.NodeExtension;
 import io.rivulet.protocol.ProtocolSettings;
 import io.rivulet.protocol.ReassemblyPool;
 import io.rivulet.protocol.datagram.DatagramChannels;
+import io.rivulet.protocol.datagram.LossyDatagramNetwork;
+import io.rivulet.spi.MulticastEndpoint;
+import io.rivulet.spi.MulticastSettings;
 import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.FrameHandler;
@@ -71,6 +74,10 @@ final class TopicHarness
     private LongConsumer datagramClock;
     /** Whether the next subscriber connections offer datagrams (when the planes exist). */
     boolean subscriberOffersDatagrams = true;
+    /** The simulated network of the two nodes' multicast endpoints, when topics go to groups; null otherwise. */
+    LossyDatagramNetwork multicastNetwork;
+    MulticastEndpoint publishingEndpoint;
+    MulticastEndpoint receivingEndpoint;
 
     TopicHarness()
     {
@@ -110,6 +117,46 @@ final class TopicHarness
         datagramClock = clock;
         datagramClock.accept(nowNs);
         return this;
+    }
+
+    /**
+     * Before connecting: the publisher node sends the topics {@code routes} names to groups, and the subscriber node
+     * (when {@code subscriberReceives}) takes topic data from groups, over endpoints of {@code network}.
+     */
+    TopicHarness multicast(
+        final LossyDatagramNetwork network,
+        final MulticastSettings multicastSettings,
+        final String routes,
+        final boolean subscriberReceives)
+    {
+        return multicast(network.newEndpoint(), subscriberReceives ? network.newEndpoint() : null, network,
+            multicastSettings, routes);
+    }
+
+    /** As {@link #multicast(LossyDatagramNetwork, MulticastSettings, String, boolean)}, with given endpoints. */
+    TopicHarness multicast(
+        final MulticastEndpoint publishing,
+        final MulticastEndpoint receiving,
+        final LossyDatagramNetwork network,
+        final MulticastSettings multicastSettings,
+        final String routes)
+    {
+        multicastNetwork = network;
+        publishingEndpoint = publishing;
+        receivingEndpoint = receiving;
+        network.nowNs = nowNs;
+        publisher.multicast(TopicGroups.parse(routes), publishing, null, multicastSettings.validate(), () -> { });
+        if (receiving != null)
+        {
+            subscriberTopics.multicast(TopicGroups.none(), null, receiving, multicastSettings, () -> { });
+        }
+        return this;
+    }
+
+    /** The subscriber node's topic layer (its multicast receiving plane included). */
+    TopicRegistry subscriberTopics()
+    {
+        return subscriberTopics;
     }
 
     /** A connection from a subscriber node to the publisher node. */
@@ -226,6 +273,10 @@ final class TopicHarness
         {
             datagramClock.accept(nowNs);
         }
+        if (multicastNetwork != null)
+        {
+            multicastNetwork.nowNs = nowNs;
+        }
         for (int i = 0; i < 256 && !commands.isEmpty(); i++)
         {
             commands.poll().run();
@@ -258,6 +309,11 @@ final class TopicHarness
             }
             work += subscriberPlane.doWork(nowNs);
         }
+        if (!publisherFrozen)
+        {
+            work += publisher.doWork(nowNs);
+        }
+        work += subscriberTopics.doWork(nowNs);
         return work;
     }
 

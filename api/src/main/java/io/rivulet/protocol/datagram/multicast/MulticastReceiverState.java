@@ -106,7 +106,7 @@ public final class MulticastReceiverState
     @Override
     public String toString()
     {
-        return "MulticastReceiverState{id=" + id + ", state=" + state + ", consumed=" + consumed + ", received=" +
+        return "MulticastReceiverState{id=" + id + ", state=" + state + ", start=" + start + ", consumed=" + consumed + ", received=" +
             received + ", window=" + window + ", delayNs=" + delayNs + "}";
     }
 }

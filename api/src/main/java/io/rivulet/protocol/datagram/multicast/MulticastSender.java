@@ -246,10 +246,13 @@ public final class MulticastSender
         {
             receiver.state = MulticastReceiverState.ACTIVE;
         }
-        // Never beyond what was sent, never backwards: a lying receiver cannot move the publisher's hold on the log.
-        final long consumed = Math.min(Math.max(MulticastHeader.position(buffer, offset), receiver.consumed), position);
+        // Never beyond what was sent (or where the receiver started, which may be ahead of the stream when it joined at
+        // the keeper while the stream waited for a slower receiver), never backwards: a lying receiver cannot move the
+        // publisher's hold on the log.
+        final long ceiling = Math.max(position, receiver.start);
+        final long consumed = Math.max(Math.min(MulticastHeader.position(buffer, offset), ceiling), receiver.consumed);
         receiver.consumed = consumed;
-        receiver.received = Math.min(Math.max(MulticastHeader.received(buffer, offset), consumed), position);
+        receiver.received = Math.max(Math.min(MulticastHeader.received(buffer, offset), ceiling), consumed);
         receiver.window = Math.min(MulticastHeader.window(buffer, offset), capacity);
         receiver.lastStatusNs = nowNs;
         final long echo = MulticastHeader.echoTimestampNs(buffer, offset);

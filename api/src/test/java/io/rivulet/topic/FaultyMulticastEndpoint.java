@@ -13,6 +13,8 @@ final class FaultyMulticastEndpoint implements MulticastEndpoint
     private final MulticastEndpoint endpoint;
     boolean failJoins;
     boolean dropData;
+    /** Nothing this node sends gets out (its status messages and NAKs stop; the connection still works). */
+    boolean dropSends;
     long dropped;
 
     FaultyMulticastEndpoint(final MulticastEndpoint endpoint)
@@ -79,6 +81,11 @@ final class FaultyMulticastEndpoint implements MulticastEndpoint
     @Override
     public boolean send(final int peer, final DirectBuffer buffer, final int offset, final int length)
     {
+        if (dropSends)
+        {
+            dropped++;
+            return true;
+        }
         return endpoint.send(peer, buffer, offset, length);
     }
 

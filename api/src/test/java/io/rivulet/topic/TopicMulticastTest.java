@@ -323,4 +323,25 @@ class TopicMulticastTest
         harness.advance(TimeUnit.MILLISECONDS.toNanos(10));
         assertThat(harness.subscriberTopics().multicastReceivers().imageCount()).isZero();
     }
+
+    @Test
+    void shouldTakeASubscriberBackToItsConnectionWhenItsStatusMessagesStop()
+    {
+        final FaultyMulticastEndpoint receiving = new FaultyMulticastEndpoint(network.newEndpoint());
+        harness.multicast(network.newEndpoint(), receiving, network, settings, "md.>=" + GROUP);
+        final Publication publication = harness.publisher.publication("md.t", TopicOptions.block());
+        final TopicHarness.Peer peer = harness.connect();
+        final TopicHarness.Collector items = subscribe(peer, "md.t");
+        publishUntilDelivered(publication, 1_000, List.of(items));
+
+        receiving.dropSends = true; // its NAKs and status messages are lost; the group's data still arrives
+        publishUntilDelivered(publication, 3_000, List.of(items));
+
+        assertInOrderOnce(items, 1, 4_000);
+        // The publisher timed the receiver out and said so (receiver 0): the first hand-over and that one.
+        assertThat(peer.publisherLink.sentByType[FrameType.TOPIC_MULTICAST]).isEqualTo(2);
+        assertThat(peer.publisherLink.sentByType[FrameType.TOPIC_DATA]).isPositive();
+        assertThat(publication.engine().multicast().stream().receiverCount()).isZero();
+        assertThat(harness.errors).isEmpty();
+    }
 }

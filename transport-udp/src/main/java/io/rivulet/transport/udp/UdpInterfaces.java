@@ -12,8 +12,8 @@ import java.util.List;
 
 /**
  * Finds the network interface an endpoint joins and sends groups on ({@code rivulet.udp.interface}): by name, by an
- * address on it, else the interface of the endpoint's specific bind address, else the first interface that is up,
- * supports multicast and has an address of the endpoint's family. Asks the kernel for its interfaces (no lookup on
+ * address on it, else the interface of the endpoint's specific bind address, else the first interface (by index) that
+ * is up, supports multicast and has an address of the endpoint's family, a real link before loopback. Asks the kernel for its interfaces (no lookup on
  * the network), on the control plane, when a group is joined.
  *
  * <p>Thread-safe: stateless.
@@ -58,17 +58,30 @@ final class UdpInterfaces
             }
             return usable(bound, "the interface of the bind address " + bindHost.getHostAddress(), ipv6);
         }
+        // In index order (the JDK lists them in no stated order), a real link before loopback: groups are for the LAN.
+        NetworkInterface first = null;
         final Enumeration<NetworkInterface> all = NetworkInterface.getNetworkInterfaces();
         while (null != all && all.hasMoreElements())
         {
             final NetworkInterface candidate = all.nextElement();
-            if (candidate.isUp() && candidate.supportsMulticast() && hasAddress(candidate, ipv6))
+            if (candidate.isUp() && candidate.supportsMulticast() && hasAddress(candidate, ipv6) &&
+                (null == first || rank(candidate) < rank(first)))
             {
-                return candidate;
+                first = candidate;
             }
+        }
+        if (null != first)
+        {
+            return first;
         }
         throw new IOException("no interface is up and supports multicast with an " + (ipv6 ? "IPv6" : "IPv4") +
             " address (interfaces: " + describeAll() + "); set rivulet.udp.interface");
+    }
+
+    /** @return loopback after every real link, then by index. */
+    private static long rank(final NetworkInterface candidate) throws SocketException
+    {
+        return (candidate.isLoopback() ? 1L << 32 : 0) + (candidate.getIndex() & 0xFFFF_FFFFL);
     }
 
     private static NetworkInterface usable(final NetworkInterface candidate, final String what, final boolean ipv6)

@@ -16,8 +16,8 @@ import java.util.Set;
  *       socket's family (IPv4 or IPv6) is the host's.</li>
  *   <li>{@code rivulet.udp.interface} (none): the interface multicast groups are joined and sent on, by name
  *       ({@code lo}, {@code eth0}) or by an address on it. Without it: the interface of a specific bind address, else
- *       the first interface that is up and supports multicast. Looked up when a group is joined, so a host without
- *       multicast still carries unicast datagrams.</li>
+ *       the first interface (by index) that is up and supports multicast, a real link before loopback. Looked up when
+ *       a group is joined, so a host without multicast still carries unicast datagrams.</li>
  *   <li>{@code rivulet.udp.ttl} (1): the multicast TTL (IPv6: hop limit), 0 to 255; 1 keeps groups on the link.</li>
  *   <li>{@code rivulet.udp.loopback} (true): IP_MULTICAST_LOOP, so endpoints on the sending host receive the group's
  *       datagrams too.</li>

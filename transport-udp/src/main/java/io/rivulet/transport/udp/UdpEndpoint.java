@@ -118,6 +118,8 @@ public final class UdpEndpoint implements MulticastEndpoint
     private long warningsSuppressed;
     private long datagramsSent;
     private long datagramsReceived;
+    private long bytesSent;
+    private long bytesReceived;
     private long sendBackPressure;
     private long sendErrors;
     private long receiveErrors;
@@ -287,6 +289,7 @@ public final class UdpEndpoint implements MulticastEndpoint
             return true; // lost, as the network loses datagrams: the reliable layer above repairs or gives up
         }
         datagramsSent++;
+        bytesSent += length;
         return true;
     }
 
@@ -366,6 +369,7 @@ public final class UdpEndpoint implements MulticastEndpoint
                 unknownPeerDatagrams++;
             }
             datagramsReceived++;
+            bytesReceived += length;
             delivered++;
             handler.onDatagram(peer, receiveView, 0, length);
         }
@@ -550,6 +554,18 @@ public final class UdpEndpoint implements MulticastEndpoint
     public long datagramsReceived()
     {
         return datagramsReceived;
+    }
+
+    /** @return bytes of the datagrams handed to the kernel. */
+    public long bytesSent()
+    {
+        return bytesSent;
+    }
+
+    /** @return bytes of the datagrams delivered to a handler. */
+    public long bytesReceived()
+    {
+        return bytesReceived;
     }
 
     /** @return sends refused because the socket's send buffer was full (nothing sent; {@link #send} returned false). */

@@ -316,14 +316,14 @@ public final class UdpEndpoint implements MulticastEndpoint
     public int poll(final DatagramHandler handler, final int limit)
     {
         checkOpen();
-        final int count = receiverCount;
+        final int start = nextReceiver;
         int delivered = 0;
-        for (int i = 0; i < count && delivered < limit; i++)
+        // receiverCount is read each turn: a handler may join, leave or close (same thread) while this runs.
+        for (int i = 0; i < receiverCount && delivered < limit; i++)
         {
-            final int index = nextReceiver + i < count ? nextReceiver + i : nextReceiver + i - count;
-            delivered += drain(receivers[index], handler, limit - delivered);
+            delivered += drain(receivers[(start + i) % receiverCount], handler, limit - delivered);
         }
-        nextReceiver = nextReceiver + 1 < count ? nextReceiver + 1 : 0;
+        nextReceiver = receiverCount == 0 ? 0 : (start + 1) % receiverCount;
         return delivered;
     }
 
@@ -372,6 +372,10 @@ public final class UdpEndpoint implements MulticastEndpoint
             bytesReceived += length;
             delivered++;
             handler.onDatagram(peer, receiveView, 0, length);
+            if (!channel.isOpen())
+            {
+                break; // the handler left this group or closed the endpoint
+            }
         }
         return delivered;
     }

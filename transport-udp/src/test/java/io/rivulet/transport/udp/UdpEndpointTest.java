@@ -304,6 +304,26 @@ class UdpEndpointTest
     }
 
     @Test
+    void shouldLetAHandlerCloseTheEndpointMidPoll() throws IOException
+    {
+        final UdpEndpoint a = endpoint(256);
+        final UdpEndpoint b = endpoint(256);
+        final int peer = a.resolve(b.localAddress());
+        for (int i = 0; i < 5; i++)
+        {
+            assertThat(a.send(peer, message, 0, 8)).isTrue();
+        }
+        final int[] seen = new int[1];
+        Await.until(TIMEOUT, () -> 0, () -> b.isClosed() || b.poll((p, buffer, offset, length) ->
+        {
+            seen[0]++;
+            b.close();
+        }, 64) > 0, () -> "a datagram that closes its endpoint");
+        assertThat(seen[0]).isEqualTo(1);
+        assertThat(b.receiveErrors()).as("no receive on the closed socket").isZero();
+    }
+
+    @Test
     void shouldRefuseBadSends() throws IOException
     {
         final UdpEndpoint a = endpoint(256);

@@ -246,6 +246,28 @@ class UdpMulticastTest
         }
 
         @Test
+        void shouldLetAHandlerLeaveTheGroupMidPoll() throws IOException
+        {
+            final UdpEndpoint sender = onLoopback();
+            final int group = sender.joinGroup(GROUP, false);
+            final UdpEndpoint receiver = onLoopback();
+            final int joined = receiver.joinGroup(GROUP, true);
+            for (int i = 0; i < 3; i++)
+            {
+                sendInt(sender, group, i, 16);
+            }
+            final int[] seen = new int[1];
+            pollUntil(receiver, (peer, buffer, offset, length) ->
+            {
+                seen[0]++;
+                receiver.leaveGroup(joined);
+            }, () -> seen[0] > 0, "the first datagram");
+            assertThat(receiver.poll((peer, buffer, offset, length) -> seen[0]++, 64)).isZero();
+            assertThat(seen[0]).as("the others went with the group's socket").isEqualTo(1);
+            assertThat(receiver.receiveErrors()).isZero();
+        }
+
+        @Test
         void shouldNotDeliverOnTheSendingHostWithLoopbackOff() throws IOException
         {
             // v0 is a real link (a veth): with IP_MULTICAST_LOOP off the kernel keeps no copy for this host.

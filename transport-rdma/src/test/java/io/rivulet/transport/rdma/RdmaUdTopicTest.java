@@ -248,7 +248,8 @@ class RdmaUdTopicTest
         assertThatThrownBy(() -> Rivulet.launch(new Rivulet.Context().transport(noDatagrams).topicDatagrams(true)
             .countersFile(false)))
             .isInstanceOf(ConfigurationException.class)
-            .hasMessageContaining("rivulet.topicDatagrams needs datagrams");
+            .hasMessageContaining("rivulet.topicDatagrams needs datagrams")
+            .hasMessageContaining("rivulet.datagrams=udp");
     }
 
     private static int lengthOf(final int sequence)

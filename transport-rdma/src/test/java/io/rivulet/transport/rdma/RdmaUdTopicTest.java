@@ -248,7 +248,7 @@ class RdmaUdTopicTest
         assertThatThrownBy(() -> Rivulet.launch(new Rivulet.Context().transport(noDatagrams).topicDatagrams(true)
             .countersFile(false)))
             .isInstanceOf(ConfigurationException.class)
-            .hasMessageContaining("rivulet.topicDatagrams needs a transport with datagrams");
+            .hasMessageContaining("rivulet.topicDatagrams needs datagrams");
     }
 
     private static int lengthOf(final int sequence)

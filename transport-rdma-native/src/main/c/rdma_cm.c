@@ -149,6 +149,23 @@ JNIEXPORT jlong JNICALL Java_io_rivulet_transport_rdma_jni_RdmaCm_createId(JNIEn
     return rc == 0 && NULL != id ? AS_HANDLE(id) : rv_failed_pointer();
 }
 
+/*
+ * rdma_create_id in the UDP port space: a UD id, for multicast membership (rdma_join_multicast). librdmacm gives
+ * such ids the Q_Key RDMA_UDP_QKEY, which the groups they join carry too.
+ */
+JNIEXPORT jlong JNICALL Java_io_rivulet_transport_rdma_jni_RdmaCm_createUdId(JNIEnv *env, jclass cls, jlong channel)
+{
+    struct rdma_cm_id *id = NULL;
+    UNUSED_JNI;
+    if (channel == 0)
+    {
+        return -EINVAL;
+    }
+    errno = 0;
+    const int rc = rdma_create_id((struct rdma_event_channel *)AS_PTR(channel), &id, NULL, RDMA_PS_UDP);
+    return rc == 0 && NULL != id ? AS_HANDLE(id) : rv_failed_pointer();
+}
+
 JNIEXPORT jint JNICALL Java_io_rivulet_transport_rdma_jni_RdmaCm_destroyId(JNIEnv *env, jclass cls, jlong id)
 {
     UNUSED_JNI;
@@ -319,11 +336,72 @@ JNIEXPORT jint JNICALL Java_io_rivulet_transport_rdma_jni_RdmaCm_disconnect(JNIE
     return rc == 0 ? 0 : rv_failed_status(rc);
 }
 
+/* rdma_join_multicast (join != 0) or rdma_leave_multicast of a group address (family 4 or 6, port 0). */
+static jint multicast(jlong id, jint family, jlong high, jlong low, int join)
+{
+    struct sockaddr_storage address;
+    if (id == 0 || to_sockaddr(family, high, low, 0, &address) != 0)
+    {
+        return -EINVAL;
+    }
+    struct rdma_cm_id *cm_id = (struct rdma_cm_id *)AS_PTR(id);
+    errno = 0;
+    const int rc = join ? rdma_join_multicast(cm_id, (struct sockaddr *)&address, NULL) :
+        rdma_leave_multicast(cm_id, (struct sockaddr *)&address);
+    return rc == 0 ? 0 : rv_failed_status(rc);
+}
+
+/*
+ * rdma_join_multicast of a bound UD id (RDMA_PS_UDP): MULTICAST_JOIN or MULTICAST_ERROR follows on the id's channel.
+ * The id owns no queue pair, so librdmacm attaches none: the caller attaches its own UD queue pair (ibv_attach_mcast)
+ * with the MGID and MLID the join event gives. On RoCE the kernel refuses some groups at once (an IPv6 group on a
+ * RoCE v2 port: -ENOTSUPP, 524); on InfiniBand the subnet manager answers with the event.
+ */
+JNIEXPORT jint JNICALL Java_io_rivulet_transport_rdma_jni_RdmaCm_joinMulticast(
+    JNIEnv *env, jclass cls, jlong id, jint family, jlong high, jlong low)
+{
+    UNUSED_JNI;
+    return multicast(id, family, high, low, 1);
+}
+
+/*
+ * rdma_leave_multicast of a group joined with joinMulticast. librdmacm waits there until every event of the
+ * membership was acknowledged; getEvent acknowledges each one before it returns, so this never waits on the caller.
+ */
+JNIEXPORT jint JNICALL Java_io_rivulet_transport_rdma_jni_RdmaCm_leaveMulticast(
+    JNIEnv *env, jclass cls, jlong id, jint family, jlong high, jlong low)
+{
+    UNUSED_JNI;
+    return multicast(id, family, high, low, 0);
+}
+
+/* Writes a UD event's param.ud (ah_attr, qp_num, qkey) at o + E_UD in the U_* layout. */
+static void put_ud_param(uint8_t *o, const struct rdma_ud_param *ud)
+{
+    uint8_t *u = o + E_UD;
+    const struct ibv_ah_attr *ah = &ud->ah_attr;
+    memcpy(u + U_DGID, ah->grh.dgid.raw, 16);
+    rv_put32(u, U_FLOW_LABEL, (int32_t)ah->grh.flow_label);
+    rv_put32(u, U_SGID_INDEX, ah->grh.sgid_index);
+    rv_put32(u, U_HOP_LIMIT, ah->grh.hop_limit);
+    rv_put32(u, U_TRAFFIC_CLASS, ah->grh.traffic_class);
+    rv_put32(u, U_DLID, ah->dlid);
+    rv_put32(u, U_SL, ah->sl);
+    rv_put32(u, U_SRC_PATH_BITS, ah->src_path_bits);
+    rv_put32(u, U_STATIC_RATE, ah->static_rate);
+    rv_put32(u, U_IS_GLOBAL, ah->is_global);
+    rv_put32(u, U_PORT_NUM, ah->port_num);
+    rv_put32(u, U_QP_NUM, (int32_t)ud->qp_num);
+    rv_put32(u, U_QKEY, (int32_t)ud->qkey);
+}
+
 /*
  * Takes one pending event without blocking and acknowledges it: 1 with the event at out (E_* layout), 0 when
  * none is pending, -errno when the channel failed. For CONNECT_REQUEST the id is the new connection's and
  * listen_id the listener's; responder resources, initiator depth and private data are the peer's (on
- * CONNECT_REQUEST and ESTABLISHED/CONNECT_RESPONSE) or the rejection's (REJECTED, private data only).
+ * CONNECT_REQUEST and ESTABLISHED/CONNECT_RESPONSE) or the rejection's (REJECTED, private data only). For a UD id's
+ * MULTICAST_JOIN and MULTICAST_ERROR, param.ud goes to E_UD (U_* layout): the group's address attributes, QP number
+ * (0xffffff) and Q_Key.
  */
 JNIEXPORT jint JNICALL Java_io_rivulet_transport_rdma_jni_RdmaCm_getEvent(
     JNIEnv *env, jclass cls, jlong channel, jlong out)
@@ -369,6 +447,12 @@ JNIEXPORT jint JNICALL Java_io_rivulet_transport_rdma_jni_RdmaCm_getEvent(
         {
             memcpy(o + E_PRIVATE_DATA, conn->private_data, (size_t)length);
         }
+    }
+    else if (NULL != event->id && (event->event == RDMA_CM_EVENT_MULTICAST_JOIN ||
+        event->event == RDMA_CM_EVENT_MULTICAST_ERROR))
+    {
+        /* param.ud lives in the event, which the ack frees: copied out first */
+        put_ud_param(o, &event->param.ud);
     }
     rdma_ack_cm_event(event);
     return 1;

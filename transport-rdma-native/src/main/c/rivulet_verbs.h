@@ -27,7 +27,7 @@
 #include <jni.h>
 
 /* Bumped whenever a signature or a layout changes; the Java side checks it when it loads the library. */
-#define RIVULET_ABI_VERSION 2
+#define RIVULET_ABI_VERSION 3
 #define RIVULET_MAX_SGE 4
 /* The longest chain of work requests posted with one call, and the most completions polled at once. */
 #define RIVULET_MAX_CHAIN 64
@@ -128,7 +128,29 @@
 #define E_QP_NUM 36
 #define E_PRIVATE_DATA 40
 #define E_PRIVATE_DATA_MAX 56
-#define E_SIZE (E_PRIVATE_DATA + E_PRIVATE_DATA_MAX)
+/* A UD id's event (MULTICAST_JOIN, MULTICAST_ERROR): event->param.ud, copied before the ack, in the U_* layout. */
+#define E_UD (E_PRIVATE_DATA + E_PRIVATE_DATA_MAX)
+#define E_SIZE (E_UD + U_SIZE)
+
+/*
+ * UD address attributes (struct ibv_ah_attr, then rdma_ud_param's qp_num and qkey), one int per field: written by
+ * RdmaCm.getEvent for a UD id's event, read back by Verbs.createAhFromAttr, so an address handle for a multicast group
+ * is made from exactly what the join event gave (the group's SL, rate, flow label and hop limit matter on InfiniBand).
+ */
+#define U_DGID 0
+#define U_FLOW_LABEL 16
+#define U_SGID_INDEX 20
+#define U_HOP_LIMIT 24
+#define U_TRAFFIC_CLASS 28
+#define U_DLID 32
+#define U_SL 36
+#define U_SRC_PATH_BITS 40
+#define U_STATIC_RATE 44
+#define U_IS_GLOBAL 48
+#define U_PORT_NUM 52
+#define U_QP_NUM 56
+#define U_QKEY 60
+#define U_SIZE 64
 
 /* What RdmaCm.idInfo writes about an id: its device context, port, and both ends' addresses. */
 #define I_VERBS 0
@@ -154,6 +176,7 @@
 #define LAYOUT_EVENT 9
 #define LAYOUT_ID_INFO 10
 #define LAYOUT_MAX_CHAIN 11
+#define LAYOUT_UD 12
 
 #define AS_PTR(handle) ((void *)(intptr_t)(handle))
 #define AS_HANDLE(ptr) ((jlong)(intptr_t)(ptr))

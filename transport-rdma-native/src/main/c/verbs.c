@@ -126,6 +126,7 @@ JNIEXPORT jint JNICALL Java_io_rivulet_transport_rdma_jni_Verbs_layoutSize(JNIEn
         case LAYOUT_EVENT: return E_SIZE;
         case LAYOUT_ID_INFO: return I_SIZE;
         case LAYOUT_MAX_CHAIN: return RIVULET_MAX_CHAIN;
+        case LAYOUT_UD: return U_SIZE;
         default: return -EINVAL;
     }
 }
@@ -631,6 +632,55 @@ JNIEXPORT jlong JNICALL Java_io_rivulet_transport_rdma_jni_Verbs_createAh(
         attr.grh.hop_limit = (uint8_t)hop_limit;
         attr.grh.traffic_class = (uint8_t)traffic_class;
     }
+    errno = 0;
+    struct ibv_ah *ah = ibv_create_ah((struct ibv_pd *)AS_PTR(pd), &attr);
+    return NULL == ah ? rv_failed_pointer() : AS_HANDLE(ah);
+}
+
+/*
+ * ibv_create_ah from the U_* attributes a UD id's event carried (RdmaCm.getEvent): for a multicast group, the join
+ * event's ah_attr exactly as rdma_cm gave it (MGID, MLID, SL, rate, flow label, hop limit, source GID index), as
+ * librdmacm's own examples do. Every field is range-checked first: -EINVAL before the PD is touched.
+ */
+JNIEXPORT jlong JNICALL Java_io_rivulet_transport_rdma_jni_Verbs_createAhFromAttr(
+    JNIEnv *env, jclass cls, jlong pd, jlong attributes)
+{
+    struct ibv_ah_attr attr;
+    UNUSED_JNI;
+    if (pd == 0 || attributes == 0)
+    {
+        return -EINVAL;
+    }
+    const uint8_t *u = (const uint8_t *)AS_PTR(attributes);
+    const int32_t flow_label = rv_get32(u, U_FLOW_LABEL);
+    const int32_t sgid_index = rv_get32(u, U_SGID_INDEX);
+    const int32_t hop_limit = rv_get32(u, U_HOP_LIMIT);
+    const int32_t traffic_class = rv_get32(u, U_TRAFFIC_CLASS);
+    const int32_t dlid = rv_get32(u, U_DLID);
+    const int32_t sl = rv_get32(u, U_SL);
+    const int32_t src_path_bits = rv_get32(u, U_SRC_PATH_BITS);
+    const int32_t static_rate = rv_get32(u, U_STATIC_RATE);
+    const int32_t is_global = rv_get32(u, U_IS_GLOBAL);
+    const int32_t port_num = rv_get32(u, U_PORT_NUM);
+    if (flow_label < 0 || flow_label > 0xfffff || sgid_index < 0 || sgid_index > 255 || hop_limit < 0 ||
+        hop_limit > 255 || traffic_class < 0 || traffic_class > 255 || dlid < 0 || dlid > 0xffff || sl < 0 || sl > 15 ||
+        src_path_bits < 0 || src_path_bits > 127 || static_rate < 0 || static_rate > 255 || is_global < 0 ||
+        is_global > 1 || port_num < 1 || port_num > 255)
+    {
+        return -EINVAL;
+    }
+    memset(&attr, 0, sizeof attr);
+    memcpy(attr.grh.dgid.raw, u + U_DGID, 16);
+    attr.grh.flow_label = (uint32_t)flow_label;
+    attr.grh.sgid_index = (uint8_t)sgid_index;
+    attr.grh.hop_limit = (uint8_t)hop_limit;
+    attr.grh.traffic_class = (uint8_t)traffic_class;
+    attr.dlid = (uint16_t)dlid;
+    attr.sl = (uint8_t)sl;
+    attr.src_path_bits = (uint8_t)src_path_bits;
+    attr.static_rate = (uint8_t)static_rate;
+    attr.is_global = (uint8_t)is_global;
+    attr.port_num = (uint8_t)port_num;
     errno = 0;
     struct ibv_ah *ah = ibv_create_ah((struct ibv_pd *)AS_PTR(pd), &attr);
     return NULL == ah ? rv_failed_pointer() : AS_HANDLE(ah);

@@ -188,8 +188,10 @@ public final class RdmaTransport implements Transport
         final VerbsContext context = openContext(chosen, localAddress);
         try
         {
+            final InetAddress configured = localAddress;
             final RdmaTransportDriver driver = new RdmaTransportDriver(
-                this, settings, chosen.name(), context, maxLinks, linksPerSlab, userRegionLength);
+                this, settings, chosen.name(), context, maxLinks, linksPerSlab, userRegionLength,
+                () -> openContext(chosen, configured));
             drivers.add(driver);
             return driver;
         }

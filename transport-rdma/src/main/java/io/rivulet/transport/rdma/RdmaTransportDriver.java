@@ -4,6 +4,9 @@ import io.rivulet.counters.CounterTypes;
 import io.rivulet.spi.DatagramSettings;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.DatagramTransport;
+import io.rivulet.spi.MulticastEndpoint;
+import io.rivulet.spi.MulticastSettings;
+import io.rivulet.spi.MulticastTransport;
 import io.rivulet.spi.ExposedMemory;
 import io.rivulet.spi.OneSidedPath;
 import io.rivulet.spi.OneSidedTransport;
@@ -14,6 +17,7 @@ import io.rivulet.spi.TransportSettings;
 import io.rivulet.transport.rdma.soft.SoftDatagramDefaults;
 import io.rivulet.transport.rdma.soft.SoftVerbsContext;
 import io.rivulet.transport.rdma.ud.UdDatagramEndpoint;
+import io.rivulet.transport.rdma.ud.UdMulticastEndpoint;
 import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
@@ -45,8 +49,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Not thread-safe: every method, and every method of the listeners and connectors it creates, is
  * for the one conductor thread that owns it; links follow {@link io.rivulet.spi.ReliableLink}'s split.
  */
-public final class RdmaTransportDriver implements TransportDriver, OneSidedTransport, DatagramTransport
+public final class RdmaTransportDriver
+    implements TransportDriver, OneSidedTransport, DatagramTransport, MulticastTransport
 {
+    /** Opens another context on the driver's provider and device, for an endpoint that owns one. */
+    @FunctionalInterface
+    interface ContextOpener
+    {
+        VerbsContext open() throws IOException;
+    }
+
     private static final org.slf4j.Logger LOGGER = org.slf4j.LoggerFactory.getLogger(RdmaTransportDriver.class);
 
     /** Connection requests a listener lets the connection manager queue. */
@@ -71,6 +83,9 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
     private final ArrayList<RdmaLink> links = new ArrayList<>();
     /** The node's UD endpoint for topic data, when asked for; closed by its owner, and here at the latest. */
     private UdDatagramEndpoint datagramEndpoint;
+    /** Multicast endpoints opened and not yet closed by their owners; closed here at the latest. */
+    private final ArrayList<UdMulticastEndpoint> multicastEndpoints = new ArrayList<>();
+    private final ContextOpener contextOpener;
     /** Makes the endpoint's address handles off the conductor (hardware providers); shut down with the driver. */
     private ExecutorService addressHandleExecutor;
     private long nowNs = System.nanoTime();
@@ -86,9 +101,11 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         final VerbsContext context,
         final int maxLinks,
         final int linksPerSlab,
-        final int userRegionLength) throws IOException
+        final int userRegionLength,
+        final ContextOpener contextOpener) throws IOException
     {
         this.transport = transport;
+        this.contextOpener = contextOpener;
         this.settings = settings;
         this.providerName = providerName;
         this.context = context;
@@ -291,6 +308,64 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
                 context.deviceName() + " (" + mtu + " bytes): set rivulet.ud.maxPayload to at most " +
                 (mtu - DatagramSettings.DATA_HEADER_LENGTH));
         }
+        datagramEndpoint = new UdDatagramEndpoint(
+            context, maxDatagramLength, receiveSlots, sendSlots, DATAGRAM_QKEY, addressHandleExecutor());
+        return datagramEndpoint;
+    }
+
+    /**
+     * Opens a UD endpoint that also joins multicast groups ({@link UdMulticastEndpoint}), on a device context of its
+     * own (the same provider and device as this driver's), because the SPI gives each multicast endpoint one thread (a
+     * publisher's sender thread, a receiver's conductor) and a context's connection manager events, joins included,
+     * belong to one owner thread: the endpoint's polls take them. The endpoint closes that context; this driver closes
+     * the endpoint at the latest when it closes. Its queue pair's Q_Key is {@code RDMA_UDP_QKEY}, as groups joined
+     * through RDMA CM require. On the soft provider the context is another soft device on the same fabric (one more NIC
+     * thread); groups work within one process only.
+     */
+    @Override
+    public MulticastEndpoint openMulticastEndpoint(final int maxDatagramLength, final int receiveSlots,
+        final int sendSlots) throws IOException
+    {
+        if (closed)
+        {
+            throw new IOException("the RDMA driver is closed");
+        }
+        final int mtu = context.udMtu();
+        if (maxDatagramLength > mtu)
+        {
+            throw new IOException("multicast datagrams of " + maxDatagramLength + " bytes do not fit the UD path MTU of " +
+                context.deviceName() + " (" + mtu + " bytes)");
+        }
+        final VerbsContext own = contextOpener.open();
+        final UdMulticastEndpoint endpoint;
+        try
+        {
+            endpoint = new UdMulticastEndpoint(own, maxDatagramLength, receiveSlots, sendSlots,
+                own instanceof SoftVerbsContext ? Runnable::run : addressHandleExecutor(), true);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            closeQuietly(own);
+            throw ex;
+        }
+        multicastEndpoints.add(endpoint);
+        return endpoint;
+    }
+
+    /**
+     * The soft provider's round trips include thread wake-ups of milliseconds, as for the per-path protocol
+     * ({@link SoftDatagramDefaults}): its multicast timers are scaled the same way ({@link SoftDatagramDefaults#adjust(
+     * MulticastSettings)}); hardware keeps the defaults.
+     */
+    @Override
+    public MulticastSettings defaultMulticastSettings(final MulticastSettings defaults)
+    {
+        return context instanceof SoftVerbsContext ? SoftDatagramDefaults.adjust(defaults) : defaults.validate();
+    }
+
+    /** One daemon thread for a hardware provider's address handles; the calling thread for soft. */
+    private Executor addressHandleExecutor()
+    {
         final Executor executor;
         if (context instanceof SoftVerbsContext)
         {
@@ -317,9 +392,7 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
             }
             executor = addressHandleExecutor;
         }
-        datagramEndpoint = new UdDatagramEndpoint(
-            context, maxDatagramLength, receiveSlots, sendSlots, DATAGRAM_QKEY, executor);
-        return datagramEndpoint;
+        return executor;
     }
 
     /**
@@ -380,6 +453,11 @@ public final class RdmaTransportDriver implements TransportDriver, OneSidedTrans
         {
             datagramEndpoint.close();
         }
+        for (int i = multicastEndpoints.size() - 1; i >= 0; i--)
+        {
+            multicastEndpoints.get(i).close(); // idempotent: most were closed by their owners already
+        }
+        multicastEndpoints.clear();
         if (addressHandleExecutor != null)
         {
             addressHandleExecutor.shutdown(); // a daemon thread: one stuck in ibv_create_ah does not hold the JVM

@@ -6,6 +6,7 @@ import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.DeviceAttributes;
+import io.rivulet.transport.rdma.verbs.MulticastMembership;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
@@ -14,6 +15,7 @@ import io.rivulet.transport.rdma.verbs.VerbsContext;
 import io.rivulet.transport.rdma.verbs.VerbsException;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
@@ -111,5 +113,18 @@ public abstract class ForwardingVerbsContext implements VerbsContext
     public void close()
     {
         delegate.close();
+    }
+
+    @Override
+    public MulticastMembership joinMulticast(final InetAddress group) throws IOException
+    {
+        return delegate.joinMulticast(group);
+    }
+
+    @Override
+    public AddressHandle createAddressHandle(final ProtectionDomain pd, final MulticastMembership group)
+        throws IOException
+    {
+        return delegate.createAddressHandle(pd, group);
     }
 }

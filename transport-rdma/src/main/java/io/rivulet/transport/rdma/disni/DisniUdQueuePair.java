@@ -24,7 +24,8 @@ import java.io.IOException;
  *
  * <p>Receives get the 40-byte GRH first (present only when the sender's address handle set one, as on
  * RoCE): post buffers of MTU + 40 bytes. Sends and receives post with one JNI call each and no Java
- * allocation. Multicast: {@link DisniMulticast}. An error completion moves it to ERROR, after which everything is
+ * allocation. Multicast: {@link #attachMulticast} with a membership of its context
+ * ({@link DisniVerbsContext#joinMulticast}, a fabric join through librivulet-verbs' RDMA CM). An error completion moves it to ERROR, after which everything is
  * flushed: {@link #recover()} brings it back to RTS with its number.
  *
  * <p>Not thread-safe; the state is volatile, for a sender thread that posts while the owner polls.
@@ -200,6 +201,23 @@ final class DisniUdQueuePair implements QueuePair, CompletionQueueUser
     }
 
     /** @return the {@code ibv_qp} pointer, for multicast attachment. */
+    /** {@code ibv_attach_mcast} through the JNI extension, with the MGID and MLID the context's join gave. */
+    @Override
+    public void attachMulticast(final io.rivulet.transport.rdma.verbs.MulticastMembership group) throws IOException
+    {
+        context.membershipOf(group).attach(handle(), qpNumber);
+    }
+
+    @Override
+    public void detachMulticast(final io.rivulet.transport.rdma.verbs.MulticastMembership group) throws IOException
+    {
+        if (!(group instanceof io.rivulet.transport.rdma.jni.CmMulticast))
+        {
+            throw new VerbsException("not a membership of the disni provider: " + group);
+        }
+        ((io.rivulet.transport.rdma.jni.CmMulticast)group).detach(handle(), qpNumber);
+    }
+
     long handle() throws VerbsException
     {
         if (closed)

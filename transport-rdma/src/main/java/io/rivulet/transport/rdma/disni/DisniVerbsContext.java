@@ -10,7 +10,10 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.impl.NatObject;
 import io.rivulet.transport.rdma.RdmaDevices;
+import io.rivulet.transport.rdma.cm.CmEventType;
+import io.rivulet.transport.rdma.jni.CmEvent;
 import io.rivulet.transport.rdma.jni.CmIdInfo;
+import io.rivulet.transport.rdma.jni.CmMulticast;
 import io.rivulet.transport.rdma.jni.Gid;
 import io.rivulet.transport.rdma.jni.NativeLibrary;
 import io.rivulet.transport.rdma.jni.UdPort;
@@ -20,6 +23,7 @@ import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.DeviceAttributes;
+import io.rivulet.transport.rdma.verbs.MulticastMembership;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
@@ -37,6 +41,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.agrona.collections.Long2ObjectHashMap;
+
 /**
  * One RDMA device opened through DiSNI: the device is the one RDMA CM binds the local address to
  * ({@code rdma_bind_addr} + {@code getVerbs()}: DiSNI has no device list), with one RDMA CM event
@@ -51,7 +57,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * a queue pair may post and its completion queues be polled from one other thread (the sender), and
  * {@link DisniConnection#isDisconnected()} may be asked from any thread.
  */
-final class DisniVerbsContext implements VerbsContext
+final class DisniVerbsContext implements VerbsContext, CmMulticast.Owner
 {
     private static final System.Logger LOG = System.getLogger(DisniVerbsContext.class.getName());
     private static final int MAX_CM_EVENTS_PER_POLL = 64;
@@ -72,6 +78,13 @@ final class DisniVerbsContext implements VerbsContext
     private final List<DisniProtectionDomain> protectionDomains = new ArrayList<>();
     private final List<DisniUdQueuePair> udQueuePairs = new ArrayList<>();
     private final List<DisniAddressHandle> addressHandles = new ArrayList<>();
+    /**
+     * Multicast memberships: UD ids on librivulet-verbs' own RDMA CM event channel (DiSNI's channel makes TCP-space ids
+     * only), polled with DiSNI's in {@link #pollConnectionEvents()}; made on the first join.
+     */
+    private final Long2ObjectHashMap<CmMulticast> memberships = new Long2ObjectHashMap<>();
+    private final CmEvent multicastEvent = new CmEvent();
+    private long multicastChannel;
     private UdPort udPort;
     private DeviceAttributes attributes;
     private final AtomicLong registrations = new AtomicLong();
@@ -336,6 +349,85 @@ final class DisniVerbsContext implements VerbsContext
         return addressHandle;
     }
 
+    /**
+     * Through librivulet-verbs' RDMA CM (DiSNI 2.1 cannot create UD ids): a UD id on the library's own event channel,
+     * bound to this context's address, which librdmacm serves with the same {@code ibv_context} DiSNI got (one copy of
+     * librdmacm per process; checked), and {@code rdma_join_multicast}. The event arrives through
+     * {@link #pollConnectionEvents()}.
+     */
+    @Override
+    public MulticastMembership joinMulticast(final InetAddress group) throws IOException
+    {
+        ensureOpen();
+        MulticastMembership.checkGroup(group);
+        NativeLibrary.require("multicast through DiSNI");
+        if (multicastChannel == 0)
+        {
+            multicastChannel = Verbs.check("rdma_create_event_channel (for multicast)",
+                io.rivulet.transport.rdma.jni.RdmaCm.createEventChannel());
+        }
+        final CmMulticast membership = CmMulticast.join(multicastChannel, localAddress, group,
+            DisniHandles.handleOf(verbs, "device context"), deviceName, this);
+        if (membership.id() != 0)
+        {
+            memberships.put(membership.id(), membership);
+        }
+        return membership;
+    }
+
+    /** From the join event's {@code ah_attr}, on the DiSNI protection domain, through the JNI extension. */
+    @Override
+    public AddressHandle createAddressHandle(final ProtectionDomain pd, final MulticastMembership group)
+        throws IOException
+    {
+        ensureOpen();
+        final CmMulticast membership = membershipOf(group);
+        final DisniProtectionDomain domain = protectionDomainOf(pd);
+        final long handle = membership.createAddressHandle(DisniHandles.handleOf(domain.ibvPd(), "protection domain"));
+        final DisniAddressHandle addressHandle = new DisniAddressHandle(this, group.destination(), handle);
+        synchronized (addressHandles)
+        {
+            addressHandles.add(addressHandle);
+        }
+        return addressHandle;
+    }
+
+    @Override
+    public void forget(final CmMulticast membership)
+    {
+        memberships.remove(membership.id());
+    }
+
+    CmMulticast membershipOf(final MulticastMembership group) throws VerbsException
+    {
+        if (group instanceof CmMulticast && memberships.get(((CmMulticast)group).id()) == group)
+        {
+            return (CmMulticast)group;
+        }
+        throw new VerbsException("the membership " + group + " is not a live membership of " + this);
+    }
+
+    private int pollMulticastEvents() throws IOException
+    {
+        int handled = 0;
+        for (int i = 0; i < MAX_CM_EVENTS_PER_POLL && multicastEvent.take(multicastChannel); i++)
+        {
+            handled++;
+            final CmMulticast membership = memberships.get(multicastEvent.id());
+            final CmEventType type = multicastEvent.type();
+            if (null != membership)
+            {
+                membership.onCmEvent(type, multicastEvent);
+            }
+            else
+            {
+                LOG.log(System.Logger.Level.DEBUG, "rivulet rdma disni: dropped {0} for an unknown UD id",
+                    multicastEvent);
+            }
+        }
+        return handled;
+    }
+
     /** Frees what is left: connections and listeners, then CQs, regions and PDs, then the CM. */
     @Override
     public void close()
@@ -356,6 +448,19 @@ final class DisniVerbsContext implements VerbsContext
         for (final DisniUdQueuePair queuePair : new ArrayList<>(udQueuePairs))
         {
             queuePair.close();
+        }
+        for (final CmMulticast membership : new ArrayList<>(memberships.values()))
+        {
+            membership.close();
+        }
+        if (multicastChannel != 0)
+        {
+            final int rc = io.rivulet.transport.rdma.jni.RdmaCm.destroyEventChannel(multicastChannel);
+            multicastChannel = 0;
+            if (rc < 0)
+            {
+                warn("rdma_destroy_event_channel (multicast)", Verbs.failure("rdma_destroy_event_channel", rc));
+            }
         }
         final List<DisniAddressHandle> handles;
         synchronized (addressHandles)
@@ -421,7 +526,7 @@ final class DisniVerbsContext implements VerbsContext
         }
         cmPolled = true;
         lastCmPollNs = nowNs;
-        int handled = 0;
+        int handled = multicastChannel == 0 ? 0 : pollMulticastEvents();
         for (int i = 0; i < MAX_CM_EVENTS_PER_POLL; i++)
         {
             final RdmaCmEvent event = channel.getCmEvent(0);

@@ -38,8 +38,9 @@
  * The first four go through librivulet-verbs, Rivulet's JNI extension
  * ({@code transport-rdma-native/src/main/c}, loaded by
  * {@code io.rivulet.transport.rdma.jni.NativeLibrary}), on DiSNI's own PD, CQ and QP pointers ({@code NatObject.getObjId()}):
- * {@code DisniUdQueuePair}, {@code DisniAddressHandle}, {@link io.rivulet.transport.rdma.disni.DisniMulticast}
- * and atomics in {@code DisniQueuePair} (refused when the device's {@code atomic_cap} is NONE), plus
+ * {@code DisniUdQueuePair}, {@code DisniAddressHandle}, multicast (the fabric join through the library's own RDMA CM
+ * on a UD id, {@code io.rivulet.transport.rdma.jni.CmMulticast}, with DiSNI's queue pair attached to the group) and
+ * atomics in {@code DisniQueuePair} (refused when the device's {@code atomic_cap} is NONE), plus
  * device attributes, the UD port and UD recovery. Without the extension they fail with a
  * {@link io.rivulet.transport.rdma.verbs.VerbsException} saying why it is missing. libdisni hands DiSNI
  * the whole {@code ibv_wc}, but DiSNI copies only wr_id, status and opcode of an error completion into

@@ -2,6 +2,7 @@ package io.rivulet.transport.rdma.ibverbs;
 
 import io.rivulet.transport.rdma.cm.CmEventType;
 import io.rivulet.transport.rdma.jni.CmEvent;
+import io.rivulet.transport.rdma.jni.CmMulticast;
 import io.rivulet.transport.rdma.jni.CmIdInfo;
 import io.rivulet.transport.rdma.jni.Gid;
 import io.rivulet.transport.rdma.jni.RdmaCm;
@@ -12,6 +13,7 @@ import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.DeviceAttributes;
+import io.rivulet.transport.rdma.verbs.MulticastMembership;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
@@ -40,7 +42,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Not thread-safe: one thread (the engine's conductor) uses a context and what it creates, except that a queue
  * pair may post and its completion queue be polled from one other thread (the sender), as ibverbs allows.
  */
-final class IbverbsContext implements VerbsContext
+final class IbverbsContext implements VerbsContext, CmMulticast.Owner
 {
     private static final System.Logger LOG = System.getLogger(IbverbsContext.class.getName());
     private static final int MAX_CM_EVENTS_PER_POLL = 64;
@@ -73,6 +75,7 @@ final class IbverbsContext implements VerbsContext
     private final List<IbverbsProtectionDomain> protectionDomains = new ArrayList<>();
     private final List<IbverbsUdQueuePair> udQueuePairs = new ArrayList<>();
     private final List<IbverbsAddressHandle> addressHandles = new ArrayList<>();
+    private final List<CmMulticast> memberships = new ArrayList<>();
     private final AtomicLong registrations = new AtomicLong();
     private UdPort udPort;
     private boolean cmPolled;
@@ -283,6 +286,55 @@ final class IbverbsContext implements VerbsContext
     }
 
     /**
+     * A UD id ({@code RDMA_PS_UDP}) on this context's event channel, bound to its address, and
+     * {@code rdma_join_multicast}: the MULTICAST_JOIN or MULTICAST_ERROR event arrives through
+     * {@link #pollConnectionEvents()}, routed by the id like every other event.
+     */
+    @Override
+    public MulticastMembership joinMulticast(final InetAddress group) throws IOException
+    {
+        ensureOpen();
+        final CmMulticast membership = CmMulticast.join(channel, localAddress, group, verbs, deviceName, this);
+        if (membership.id() != 0)
+        {
+            memberships.add(membership);
+            register(membership.id(), membership::onCmEvent);
+        }
+        return membership;
+    }
+
+    /** From the join event's {@code ah_attr}, on this context's protection domain. */
+    @Override
+    public AddressHandle createAddressHandle(final ProtectionDomain pd, final MulticastMembership group)
+        throws IOException
+    {
+        ensureOpen();
+        final long handle = membershipOf(group).createAddressHandle(protectionDomainOf(pd).handle());
+        final IbverbsAddressHandle addressHandle = new IbverbsAddressHandle(this, group.destination(), handle);
+        synchronized (addressHandles)
+        {
+            addressHandles.add(addressHandle);
+        }
+        return addressHandle;
+    }
+
+    @Override
+    public void forget(final CmMulticast membership)
+    {
+        memberships.remove(membership);
+        unregister(membership.id());
+    }
+
+    CmMulticast membershipOf(final MulticastMembership group) throws VerbsException
+    {
+        if (group instanceof CmMulticast && memberships.contains(group))
+        {
+            return (CmMulticast)group;
+        }
+        throw new VerbsException("the membership " + group + " is not a live membership of " + this);
+    }
+
+    /**
      * Takes pending connection manager events (at most every {@link IbverbsSettings#cmPollIntervalNs()}) and hands
      * each to the listener, request or connection whose id it names. Never blocks: the channel is non-blocking.
      */
@@ -328,6 +380,10 @@ final class IbverbsContext implements VerbsContext
         for (final IbverbsUdQueuePair queuePair : new ArrayList<>(udQueuePairs))
         {
             queuePair.close();
+        }
+        for (final CmMulticast membership : new ArrayList<>(memberships))
+        {
+            membership.close();
         }
         final List<IbverbsAddressHandle> handles;
         synchronized (addressHandles)

@@ -3,6 +3,7 @@ package io.rivulet.transport.rdma.ibverbs;
 import io.rivulet.transport.rdma.jni.UdPort;
 import io.rivulet.transport.rdma.jni.Verbs;
 import io.rivulet.transport.rdma.jni.WorkRequests;
+import io.rivulet.transport.rdma.verbs.MulticastMembership;
 import io.rivulet.transport.rdma.verbs.QpState;
 import io.rivulet.transport.rdma.verbs.QpType;
 import io.rivulet.transport.rdma.verbs.QueuePair;
@@ -182,6 +183,25 @@ final class IbverbsUdQueuePair implements QueuePair, IbverbsCompletionQueue.User
         {
             state = QpState.ERROR;
         }
+    }
+
+    /** {@code ibv_attach_mcast} with the MGID and MLID of a joined membership of this context. */
+    @Override
+    public void attachMulticast(final MulticastMembership group) throws IOException
+    {
+        checkOpen();
+        context.membershipOf(group).attach(qp, qpNumber);
+    }
+
+    @Override
+    public void detachMulticast(final MulticastMembership group) throws IOException
+    {
+        checkOpen();
+        if (!(group instanceof io.rivulet.transport.rdma.jni.CmMulticast))
+        {
+            throw new VerbsException("not a membership of the ibverbs provider: " + group);
+        }
+        ((io.rivulet.transport.rdma.jni.CmMulticast)group).detach(qp, qpNumber);
     }
 
     /** @return the {@code ibv_qp} pointer, for multicast attachment. */

@@ -82,6 +82,15 @@ public final class CmEvent
         return buffer.getByte(RdmaCm.E_PRIVATE_DATA + index);
     }
 
+    /**
+     * Copies a UD id's {@code param.ud} (MULTICAST_JOIN, MULTICAST_ERROR: the group's address attributes, QP number and
+     * Q_Key) into attributes the caller keeps; zeros for any other event.
+     */
+    public void copyUdTo(final UdAttributes attributes)
+    {
+        attributes.copyFrom(buffer, RdmaCm.E_UD);
+    }
+
     @Override
     public String toString()
     {

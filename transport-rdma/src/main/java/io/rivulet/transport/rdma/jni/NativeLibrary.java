@@ -47,7 +47,7 @@ public final class NativeLibrary
         "io.rivulet:rivulet-transport-rdma-native:linux-x86_64 is not on the class path: it holds the library when " +
         "built where rdma-core's headers were installed, libibverbs-dev and librdmacm-dev)";
     /** The ABI version this Java side speaks; the C side reports its own. */
-    public static final int ABI_VERSION = 2;
+    public static final int ABI_VERSION = 3;
 
     /**
      * Whether the library is usable.
@@ -389,6 +389,7 @@ public final class NativeLibrary
             { Verbs.LAYOUT_EVENT, RdmaCm.E_SIZE },
             { Verbs.LAYOUT_ID_INFO, RdmaCm.I_SIZE },
             { Verbs.LAYOUT_MAX_CHAIN, Verbs.MAX_CHAIN },
+            { Verbs.LAYOUT_UD, UdAttributes.SIZE },
         };
         for (final int[] layout : expected)
         {

@@ -31,7 +31,9 @@ public final class RdmaCm
     static final int E_PRIVATE_DATA = 40;
     /** The most private data bytes an event carries to Java (and a connect, accept or reject sends). */
     public static final int PRIVATE_DATA_MAX = 56;
-    static final int E_SIZE = E_PRIVATE_DATA + PRIVATE_DATA_MAX;
+    /** Where a UD id's event carries {@code param.ud} ({@link UdAttributes}' layout). */
+    static final int E_UD = E_PRIVATE_DATA + PRIVATE_DATA_MAX;
+    static final int E_SIZE = E_UD + UdAttributes.SIZE;
 
     // Id information written by idInfo (I_*).
     static final int I_VERBS = 0;
@@ -56,6 +58,21 @@ public final class RdmaCm
 
     /** {@code rdma_create_id} in the TCP port space (RC). */
     public static native long createId(long channel);
+
+    /**
+     * {@code rdma_create_id} in the UDP port space (UD): for multicast membership. librdmacm gives such ids the Q_Key
+     * {@code RDMA_UDP_QKEY} ({@link UdAttributes#RDMA_UDP_QKEY}).
+     */
+    public static native long createUdId(long channel);
+
+    /**
+     * {@code rdma_join_multicast} of a bound UD id to a group (port 0): MULTICAST_JOIN or MULTICAST_ERROR follows.
+     * The id owns no queue pair, so nothing is attached: the caller attaches its own with the event's MGID and MLID.
+     */
+    public static native int joinMulticast(long id, int family, long high, long low);
+
+    /** {@code rdma_leave_multicast} of a group joined with {@link #joinMulticast}. */
+    public static native int leaveMulticast(long id, int family, long high, long low);
 
     /** {@code rdma_destroy_id}: every event of the id must have been taken (getEvent acknowledges each). */
     public static native int destroyId(long id);

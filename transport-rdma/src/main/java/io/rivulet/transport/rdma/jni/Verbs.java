@@ -74,6 +74,7 @@ public final class Verbs
     static final int M_SIZE = 8;
 
     // Layout ids of layoutSize (LAYOUT_* in rivulet_verbs.h).
+    static final int LAYOUT_UD = 12;
     static final int LAYOUT_SEND = 1;
     static final int LAYOUT_RECEIVE = 2;
     static final int LAYOUT_COMPLETION = 3;
@@ -162,6 +163,12 @@ public final class Verbs
         int hopLimit, int trafficClass, int serviceLevel);
 
     public static native int destroyAh(long ah);
+
+    /**
+     * {@code ibv_create_ah} from address attributes in {@link UdAttributes}' layout (a join event's, for a
+     * multicast group), each field range-checked in C.
+     */
+    public static native long createAhFromAttr(long pd, long attributes);
 
     public static native int attachMulticast(long qp, long gidHigh, long gidLow, int lid);
 

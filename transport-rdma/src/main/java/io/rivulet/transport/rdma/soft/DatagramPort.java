@@ -13,6 +13,9 @@ interface DatagramPort
     interface Handler
     {
         void onDatagram(UnsafeBuffer buffer, int offset, int length);
+
+        /** Receives one copy of a datagram sent to a multicast group this device is attached to (in process only). */
+        void onGroupDatagram(UnsafeBuffer buffer, int offset, int length);
     }
 
     /** @return the address peers put in their address handles, {@code host:port}. */

@@ -18,6 +18,8 @@ final class MemoryDatagramPort implements DatagramPort, MessageHandler
 {
     private static final int INBOX_CAPACITY = 1024 * 1024;
     private static final int POLL_LIMIT = 64;
+    private static final int UNICAST = 1;
+    private static final int GROUP_COPY = 2;
 
     private final SoftFabric fabric;
     private final SoftNic nic;
@@ -65,11 +67,27 @@ final class MemoryDatagramPort implements DatagramPort, MessageHandler
         {
             return false;
         }
-        if (!target.inbox.write(1, buffer, 0, length))
+        if (!target.inbox.write(UNICAST, buffer, 0, length))
         {
             return false;
         }
         target.nic.wake();
+        return true;
+    }
+
+    /**
+     * Any sender's NIC thread: one copy of a group datagram into this device's inbox; this device's NIC applies its own
+     * faults to it when it takes it.
+     *
+     * @return false when the inbox is full or the device closed (the copy is lost, as a congested switch port would).
+     */
+    boolean sendGroupCopy(final UnsafeBuffer buffer, final int length)
+    {
+        if (closed || !inbox.write(GROUP_COPY, buffer, 0, length))
+        {
+            return false;
+        }
+        nic.wake();
         return true;
     }
 
@@ -87,7 +105,14 @@ final class MemoryDatagramPort implements DatagramPort, MessageHandler
     {
         // Ring buffers hand out their AtomicBuffer; give the handler a plain view of the same bytes.
         view.wrap(buffer.addressOffset() + index, length);
-        handler.onDatagram(view, 0, length);
+        if (msgTypeId == GROUP_COPY)
+        {
+            handler.onGroupDatagram(view, 0, length);
+        }
+        else
+        {
+            handler.onDatagram(view, 0, length);
+        }
     }
 
     @Override

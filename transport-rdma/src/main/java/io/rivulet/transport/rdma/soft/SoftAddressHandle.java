@@ -14,6 +14,8 @@ final class SoftAddressHandle implements AddressHandle
     private final SoftVerbsContext context;
     private final UdAddress destination;
     private final InetSocketAddress socketAddress;
+    /** The group a multicast handle sends to, else null. */
+    private final SoftMulticastGroup group;
     private Object route;
     private volatile boolean closed;
 
@@ -22,6 +24,22 @@ final class SoftAddressHandle implements AddressHandle
         this.context = context;
         this.destination = destination;
         this.socketAddress = address;
+        this.group = null;
+    }
+
+    /** A handle that sends to a multicast group of the in-memory fabric. */
+    SoftAddressHandle(final SoftVerbsContext context, final UdAddress destination, final SoftMulticastGroup group)
+    {
+        this.context = context;
+        this.destination = destination;
+        this.socketAddress = null;
+        this.group = group;
+    }
+
+    /** @return the group of a multicast handle, else null. */
+    SoftMulticastGroup group()
+    {
+        return group;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.rivulet.transport.rdma.soft;
 
 import io.rivulet.spi.DatagramSettings;
+import io.rivulet.spi.MulticastSettings;
 
 import java.util.concurrent.TimeUnit;
 
@@ -9,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * socket, so a round trip includes thread wake-ups and, on a busy machine, scheduling gaps of milliseconds; the
  * protocol's hardware defaults (a 200µs target delay, a 250µs minimum RTO, a window floor of 0.01) would read
  * every such gap as congestion or loss and pace a path down to a few datagrams a second. Each value below is
- * used only where its {@code rivulet.ud.*} property is not set.
+ * used only where its {@code rivulet.ud.*} (or {@code rivulet.multicast.*}) property is not set.
  */
 public final class SoftDatagramDefaults
 {
@@ -68,8 +69,57 @@ public final class SoftDatagramDefaults
         return defaults.validate();
     }
 
+    /**
+     * The multicast protocol's timers for the soft provider, for the same reason: NAKs, repairs and status messages
+     * wait for thread wake-ups. Each value is used only where its {@code rivulet.multicast.*} property is not set.
+     *
+     * @param defaults the multicast protocol's defaults.
+     * @return the same object with the soft provider's timers where no property overrides them, validated.
+     */
+    public static MulticastSettings adjust(final MulticastSettings defaults)
+    {
+        if (unsetMulticast("nakDelay"))
+        {
+            defaults.nakDelayNs(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+        if (unsetMulticast("nakBackoff"))
+        {
+            defaults.nakBackoffNs(TimeUnit.MILLISECONDS.toNanos(4));
+        }
+        if (unsetMulticast("repairLinger"))
+        {
+            defaults.repairLingerNs(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        if (unsetMulticast("nakRetry"))
+        {
+            defaults.nakRetryNs(Math.max(defaults.repairLingerNs() + 1, TimeUnit.MILLISECONDS.toNanos(10)));
+        }
+        if (unsetMulticast("nakRetryMax"))
+        {
+            defaults.nakRetryMaxNs(Math.max(defaults.nakRetryNs(), TimeUnit.MILLISECONDS.toNanos(80)));
+        }
+        if (unsetMulticast("statusInterval"))
+        {
+            defaults.statusIntervalNs(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        if (unsetMulticast("heartbeatInterval"))
+        {
+            defaults.heartbeatIntervalNs(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        if (unsetMulticast("targetDelay"))
+        {
+            defaults.targetDelayNs(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        return defaults.validate();
+    }
+
     private static boolean unset(final String name)
     {
         return System.getProperty("rivulet.ud." + name) == null;
+    }
+
+    private static boolean unsetMulticast(final String name)
+    {
+        return System.getProperty("rivulet.multicast." + name) == null;
     }
 }

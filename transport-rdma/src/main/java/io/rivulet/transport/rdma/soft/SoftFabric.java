@@ -1,6 +1,7 @@
 package io.rivulet.transport.rdma.soft;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,6 +24,10 @@ public final class SoftFabric
     private final ConcurrentHashMap<InetSocketAddress, SoftListener> listeners = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<InetSocketAddress, MemoryDatagramPort> datagramPorts = new ConcurrentHashMap<>();
     private final AtomicInteger nextPort = new AtomicInteger(FIRST_EPHEMERAL_PORT);
+    /** Multicast groups with a membership or an attached device; under {@code this}. */
+    private final java.util.HashMap<InetAddress, SoftMulticastGroup> groups = new java.util.HashMap<>();
+    private int nextGroupId = 1;
+    private int maxMulticastGroups = Integer.MAX_VALUE;
 
     /** @return the fabric shared by the whole JVM. */
     public static SoftFabric shared()
@@ -87,6 +92,71 @@ public final class SoftFabric
     MemoryDatagramPort datagramPort(final InetSocketAddress address)
     {
         return datagramPorts.get(address);
+    }
+
+    /**
+     * The most multicast groups the fabric holds at once, as a device's {@code max_mcast_grp}: a join of one more
+     * fails (tests use it to see a join fail).
+     *
+     * @return this.
+     */
+    public synchronized SoftFabric maxMulticastGroups(final int maxMulticastGroups)
+    {
+        if (maxMulticastGroups < 0)
+        {
+            throw new IllegalArgumentException("maxMulticastGroups must not be negative: " + maxMulticastGroups);
+        }
+        this.maxMulticastGroups = maxMulticastGroups;
+        return this;
+    }
+
+    /** @return the multicast groups that have a membership or an attached device now. */
+    public synchronized int multicastGroupCount()
+    {
+        return groups.size();
+    }
+
+    /** A membership of {@code address}: the group, made on the first. */
+    synchronized SoftMulticastGroup join(final InetAddress address) throws IOException
+    {
+        SoftMulticastGroup group = groups.get(address);
+        if (null == group)
+        {
+            if (groups.size() >= maxMulticastGroups)
+            {
+                throw new IOException("the soft fabric holds at most " + maxMulticastGroups + " multicast group(s) " +
+                    "(as a device's max_mcast_grp; ENOSPC)");
+            }
+            group = new SoftMulticastGroup(nextGroupId++, address);
+            groups.put(address, group);
+        }
+        group.joins++;
+        return group;
+    }
+
+    synchronized void leave(final SoftMulticastGroup group)
+    {
+        group.joins--;
+        forgetIfUnused(group);
+    }
+
+    synchronized void attach(final SoftMulticastGroup group, final MemoryDatagramPort port)
+    {
+        group.add(port);
+    }
+
+    synchronized void detach(final SoftMulticastGroup group, final MemoryDatagramPort port)
+    {
+        group.remove(port);
+        forgetIfUnused(group);
+    }
+
+    private void forgetIfUnused(final SoftMulticastGroup group)
+    {
+        if (group.joins <= 0 && group.members().length == 0)
+        {
+            groups.remove(group.address(), group);
+        }
     }
 
     int ephemeralPort()

@@ -1,6 +1,7 @@
 package io.rivulet.transport.rdma.soft;
 
 import io.rivulet.transport.rdma.verbs.Access;
+import io.rivulet.transport.rdma.verbs.MulticastMembership;
 import io.rivulet.transport.rdma.verbs.Opcode;
 import io.rivulet.transport.rdma.verbs.QpState;
 import io.rivulet.transport.rdma.verbs.QpType;
@@ -315,11 +316,70 @@ final class SoftUdQueuePair implements QueuePair
         return true;
     }
 
+    /**
+     * Receives the group's datagrams from now on (in process: the fabric's group). Synchronous, so a datagram sent once
+     * this returns reaches it.
+     *
+     * @throws VerbsException unless a joined membership of this queue pair's device.
+     */
+    @Override
+    public void attachMulticast(final MulticastMembership group) throws IOException
+    {
+        final SoftMulticastGroup fabricGroup = groupOf(group);
+        final boolean[] done = new boolean[1];
+        context.nic().runSync(() -> done[0] = !destroyed && context.nic().datagrams().attach(fabricGroup, this));
+        if (!done[0])
+        {
+            throw new VerbsException(destroyed ? "queue pair closed" :
+                "UD queue pair " + qpNumber + " is attached to " + group.group().getHostAddress() + " already");
+        }
+    }
+
+    @Override
+    public void detachMulticast(final MulticastMembership group) throws IOException
+    {
+        if (!(group instanceof SoftMulticastMembership) || ((SoftMulticastMembership)group).context() != context)
+        {
+            throw new VerbsException("not a multicast membership of this device: " + group);
+        }
+        final SoftMulticastGroup fabricGroup = ((SoftMulticastMembership)group).attachedGroup();
+        final boolean[] done = new boolean[1];
+        if (null != fabricGroup)
+        {
+            context.nic().runSync(() -> done[0] = context.nic().datagrams().detach(fabricGroup.id(), this));
+        }
+        if (!done[0])
+        {
+            throw new VerbsException("UD queue pair " + qpNumber + " is not attached to " +
+                group.group().getHostAddress());
+        }
+    }
+
+    private SoftMulticastGroup groupOf(final MulticastMembership group) throws VerbsException
+    {
+        if (!(group instanceof SoftMulticastMembership) || ((SoftMulticastMembership)group).context() != context)
+        {
+            throw new VerbsException("not a multicast membership of this device: " + group);
+        }
+        final SoftMulticastGroup fabricGroup = ((SoftMulticastMembership)group).fabricGroup();
+        if (null == fabricGroup)
+        {
+            throw new VerbsException("the membership of " + group.group().getHostAddress() + " is " + group.state() +
+                ", not JOINED");
+        }
+        return fabricGroup;
+    }
+
     /** NIC thread: flush and forget. */
     void destroyOnNic()
     {
         if (!destroyed)
         {
+            final SoftDatagrams datagrams = context.nic().datagrams();
+            if (null != datagrams)
+            {
+                datagrams.detachEverywhere(this);
+            }
             destroyed = true;
             state = QpState.ERROR;
             flush();

@@ -6,6 +6,7 @@ import io.rivulet.transport.rdma.verbs.CmConnection;
 import io.rivulet.transport.rdma.verbs.CmListener;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.DeviceAttributes;
+import io.rivulet.transport.rdma.verbs.MulticastMembership;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePair;
 import io.rivulet.transport.rdma.verbs.QueuePairConfig;
@@ -62,6 +63,11 @@ public final class SoftVerbsContext implements VerbsContext
     private final SoftNic nic;
     private final AtomicInteger nextQpNumber = new AtomicInteger(0x100 + ThreadLocalRandom.current().nextInt(0x7FFF00));
     private final ArrayList<SoftProtectionDomain> protectionDomains = new ArrayList<>();
+    /** Joins asked for and not yet answered, and joined memberships; under {@code memberships}. */
+    private final ArrayList<SoftMulticastMembership> pendingJoins = new ArrayList<>();
+    private final ArrayList<SoftMulticastMembership> memberships = new ArrayList<>();
+    /** Joins waiting for an answer: read without the lock on every poll. */
+    private volatile int pendingJoinCount;
     private int nextKey = ThreadLocalRandom.current().nextInt();
     private SoftDatagrams datagrams;
     private volatile SoftFaults faults;
@@ -231,6 +237,122 @@ public final class SoftVerbsContext implements VerbsContext
     }
 
     /**
+     * Asks to join; the answer comes with the next {@link #pollConnectionEvents()}, as an RDMA CM event would. On the
+     * in-memory fabric the group is the fabric's (every device of the fabric that attaches a queue pair receives what is
+     * sent to it); across processes (UD over UDP sockets) the join fails: the soft provider has no IP multicast.
+     */
+    @Override
+    public MulticastMembership joinMulticast(final InetAddress group) throws IOException
+    {
+        checkOpen();
+        MulticastMembership.checkGroup(group);
+        final SoftMulticastMembership membership = new SoftMulticastMembership(this, group);
+        synchronized (memberships)
+        {
+            pendingJoins.add(membership);
+            pendingJoinCount = pendingJoins.size();
+        }
+        return membership;
+    }
+
+    /** Answers the joins asked for since the last call: JOINED on the in-memory fabric, else FAILED with the reason. */
+    @Override
+    public int pollConnectionEvents()
+    {
+        if (pendingJoinCount == 0)
+        {
+            return 0;
+        }
+        final SoftMulticastMembership[] answered;
+        synchronized (memberships)
+        {
+            answered = pendingJoins.toArray(new SoftMulticastMembership[0]);
+            pendingJoins.clear();
+            pendingJoinCount = 0;
+        }
+        for (final SoftMulticastMembership membership : answered)
+        {
+            if (membership.state() != MulticastMembership.State.JOINING)
+            {
+                continue; // left before the answer
+            }
+            if (null == fabric)
+            {
+                membership.fail("soft multicast works within one process: a soft device on UDP sockets (across " +
+                    "processes) has no multicast groups, so " + membership.group().getHostAddress() + " cannot be joined");
+                continue;
+            }
+            try
+            {
+                final SoftMulticastGroup group = fabric.join(membership.group());
+                synchronized (memberships)
+                {
+                    memberships.add(membership);
+                }
+                membership.joined(group);
+            }
+            catch (final IOException ex)
+            {
+                membership.fail("cannot join " + membership.group().getHostAddress() + ": " + ex.getMessage());
+            }
+        }
+        return answered.length;
+    }
+
+    /** A route to a joined group of the in-memory fabric: a send reaches every attached queue pair but the sender's. */
+    @Override
+    public AddressHandle createAddressHandle(final ProtectionDomain pd, final MulticastMembership group)
+        throws IOException
+    {
+        checkOpen();
+        if (!(pd instanceof SoftProtectionDomain) || ((SoftProtectionDomain)pd).context() != this)
+        {
+            throw new VerbsException("protection domain of another device");
+        }
+        if (!(group instanceof SoftMulticastMembership) || ((SoftMulticastMembership)group).context() != this)
+        {
+            throw new VerbsException("not a multicast membership of this device: " + group);
+        }
+        final SoftMulticastGroup fabricGroup = ((SoftMulticastMembership)group).fabricGroup();
+        if (null == fabricGroup)
+        {
+            throw new VerbsException("the membership of " + group.group().getHostAddress() + " is " + group.state() +
+                ", not JOINED");
+        }
+        return new SoftAddressHandle(this, group.destination(), fabricGroup);
+    }
+
+    /** {@link SoftMulticastMembership#close()}: leaves the fabric's group. Idempotent. */
+    void leave(final SoftMulticastMembership membership)
+    {
+        synchronized (memberships)
+        {
+            pendingJoins.remove(membership);
+            pendingJoinCount = pendingJoins.size();
+            memberships.remove(membership);
+        }
+        final SoftMulticastGroup group = membership.markLeft();
+        if (null != group)
+        {
+            fabric.leave(group);
+        }
+    }
+
+    /** @return memberships joined and not left (for tests). */
+    public int multicastMemberships()
+    {
+        synchronized (memberships)
+        {
+            return memberships.size();
+        }
+    }
+
+    SoftFabric fabric()
+    {
+        return fabric;
+    }
+
+    /**
      * A soft gid is {@code host:port}; the GRH of its datagrams carries the 16-byte GID of the host alone (IPv4-mapped
      * for IPv4, in an IPv6-style GRH: see {@link SoftDatagrams}), so devices on one loopback address share it.
      */
@@ -259,6 +381,15 @@ public final class SoftVerbsContext implements VerbsContext
             return;
         }
         closed = true;
+        final SoftMulticastMembership[] joined;
+        synchronized (memberships)
+        {
+            joined = memberships.toArray(new SoftMulticastMembership[0]);
+        }
+        for (final SoftMulticastMembership membership : joined)
+        {
+            leave(membership);
+        }
         nic.stop();
         final ArrayList<SoftProtectionDomain> domains;
         synchronized (protectionDomains)
@@ -489,9 +620,9 @@ public final class SoftVerbsContext implements VerbsContext
         while (true)
         {
             final int qpn = nextQpNumber.getAndIncrement() & 0xFFFFFF;
-            if (qpn > 1)
+            if (qpn > 1 && qpn != MulticastMembership.QP_NUMBER)
             {
-                return qpn; // 0 and 1 are the special QPs on hardware
+                return qpn; // 0 and 1 are the special QPs on hardware, 0xffffff the multicast destination
             }
         }
     }

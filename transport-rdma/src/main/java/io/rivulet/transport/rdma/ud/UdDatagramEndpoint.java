@@ -6,6 +6,7 @@ import io.rivulet.transport.rdma.verbs.Access;
 import io.rivulet.transport.rdma.verbs.AddressHandle;
 import io.rivulet.transport.rdma.verbs.CompletionQueue;
 import io.rivulet.transport.rdma.verbs.MemoryRegion;
+import io.rivulet.transport.rdma.verbs.MulticastMembership;
 import io.rivulet.transport.rdma.verbs.Opcode;
 import io.rivulet.transport.rdma.verbs.ProtectionDomain;
 import io.rivulet.transport.rdma.verbs.QueuePair;
@@ -85,8 +86,13 @@ import java.util.concurrent.TimeUnit;
  * <p>Threading: one thread (the conductor) calls every method, as the SPI says; the only other thread is the
  * executor's, which publishes each peer's address handle through a volatile field. No allocation on {@link #send},
  * {@link #sendFromRegion} or {@link #poll} after construction (recovery and its warnings aside).
+ *
+ * <p>{@link UdMulticastEndpoint} adds multicast groups as one more kind of peer handle (package-private hooks below):
+ * a group's "peer" has no address to resolve and no source to be named by; its address handle is made from the join
+ * event once the group is joined, on the same executor, and a left group's is destroyed once the sends posted before
+ * the leave have completed.
  */
-public final class UdDatagramEndpoint implements DatagramEndpoint
+public class UdDatagramEndpoint implements DatagramEndpoint
 {
     /** Bytes of Global Routing Header before the payload of every UD receive. */
     public static final int GRH_LENGTH = 40;
@@ -114,7 +120,12 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
     {
         final int handle;
         final String address;
-        final UdAddress remote;
+        /** A group's is set when it is joined (conductor, before its address handle is asked for). */
+        UdAddress remote;
+        /** A multicast group's membership, once joined; null for a unicast peer. */
+        MulticastMembership group;
+        /** A group left: the handle is no longer valid. Under the lifecycle lock. */
+        boolean retired;
         /** The longest datagram it takes: the smaller of this endpoint's and the MTU its address names. */
         final int maxDatagramLength;
         final long gidHigh;
@@ -141,6 +152,22 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
             this.gidLow = source.low();
             this.lid = source.lid();
         }
+
+        /** A multicast group: named by its address only; never a datagram's source. */
+        Peer(final int handle, final String group, final int localMaxDatagramLength)
+        {
+            this.handle = handle;
+            this.address = group;
+            this.maxDatagramLength = localMaxDatagramLength;
+            this.gidHigh = 0;
+            this.gidLow = 0;
+            this.lid = 0;
+        }
+    }
+
+    /** A left group's address handle, destroyed once every send posted before the leave has completed. */
+    private record RetiredRoute(AddressHandle route, long lastSend)
+    {
     }
 
     private final VerbsContext context;
@@ -212,6 +239,14 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
     private long regionSends;
     /** The registered region {@link #sendFromRegion} posts payloads from; null until asked for. */
     private MemoryRegion payloadRegion;
+    /** Address handles of left groups still read by sends in flight (a device may read the AH when it sends). */
+    private final ArrayList<RetiredRoute> retiredRoutes = new ArrayList<>();
+    /** Multicast: a datagram from this queue pair itself is dropped (some devices loop a group send back to it). */
+    private boolean dropOwnDatagrams;
+    private long ownGidHigh;
+    private long ownGidLow;
+    private int ownLid;
+    private long ownDatagrams;
 
     /**
      * An endpoint that makes address handles on the calling thread: for devices whose {@code ibv_create_ah} never
@@ -386,6 +421,11 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
         else
         {
             final UdAddress remote = parse(address);
+            if (remote.qpNumber() == MulticastMembership.QP_NUMBER)
+            {
+                // A peer must not make this endpoint send to a multicast group: groups are joined, not resolved.
+                throw malformed(address, "QP number 16777215 is the multicast destination, not a peer's queue pair");
+            }
             final int mtu = parseMtu(address);
             final Gid source;
             try
@@ -551,6 +591,10 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
         try
         {
             reapSends();
+            if (!retiredRoutes.isEmpty())
+            {
+                closeRetiredRoutes();
+            }
             if (recoveryNeeded)
             {
                 recover();
@@ -691,6 +735,12 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
         return unreachableDatagrams;
     }
 
+    /** @return datagrams from this endpoint's own queue pair (a group send looped back), dropped. */
+    public long ownDatagrams()
+    {
+        return ownDatagrams;
+    }
+
     /** @return datagrams accepted for a peer whose MTU is smaller than they are, and dropped. */
     public long oversizeDatagrams()
     {
@@ -737,6 +787,11 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
         {
             closeAll(handles.get(i));
         }
+        for (int i = 0, n = retiredRoutes.size(); i < n; i++)
+        {
+            closeAll(retiredRoutes.get(i).route()); // the queue pair is gone: nothing reads them any more
+        }
+        retiredRoutes.clear();
         closeAll(receiveRegion, sendRegion, payloadRegion, sendCq, receiveCq);
         if (stillCreating)
         {
@@ -804,7 +859,8 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
         IOException failure = null;
         try
         {
-            route = context.createAddressHandle(pd, peer.remote);
+            route = null == peer.group ? context.createAddressHandle(pd, peer.remote) :
+                context.createAddressHandle(pd, peer.group);
         }
         catch (final IOException ex)
         {
@@ -818,7 +874,7 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
         synchronized (lifecycle)
         {
             handlesInCreation--;
-            if (closed)
+            if (closed || peer.retired)
             {
                 orphan = true;
             }
@@ -846,11 +902,119 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
 
     private Peer peer(final int peer)
     {
-        if (peer < 0 || peer >= peerCount)
+        if (peer < 0 || peer >= peerCount || peers[peer].retired)
         {
             throw new IllegalArgumentException("no peer " + peer);
         }
         return peers[peer];
+    }
+
+    // ---------------------------------------------------------------------------------------------- groups (subclass)
+
+    /** @return the device context (the conductor's, or a multicast endpoint's own). */
+    final VerbsContext context()
+    {
+        return context;
+    }
+
+    /** @return the queue pair, to attach to and detach from groups. */
+    final QueuePair queuePair()
+    {
+        return queuePair;
+    }
+
+    /**
+     * Drops every received datagram whose source is this queue pair itself (a group send the device looped back).
+     *
+     * @throws IOException when the provider cannot tell this queue pair's own source GID.
+     */
+    final void dropOwnDatagrams() throws IOException
+    {
+        final Gid own = context.udSourceOf(queuePair.udAddress());
+        ownGidHigh = own.high();
+        ownGidLow = own.low();
+        ownLid = own.lid();
+        dropOwnDatagrams = true;
+    }
+
+    /**
+     * A new peer handle for a multicast group: sends to it return false until {@link #routeGroup} made its address
+     * handle. Never a datagram's source, and never found by address (each join is its own handle).
+     *
+     * @param group the group's text, for messages.
+     */
+    final int addGroupPeer(final String group)
+    {
+        checkOpen();
+        final int handle = peerCount;
+        if (handle == peers.length)
+        {
+            peers = Arrays.copyOf(peers, handle * 2);
+        }
+        peers[handle] = new Peer(handle, group, maxDatagramLength);
+        peerCount++;
+        return handle;
+    }
+
+    /** The group is joined: its address handle is made (on the executor) from the membership. */
+    final void routeGroup(final int handle, final MulticastMembership membership)
+    {
+        final Peer peer = peer(handle);
+        peer.remote = membership.destination();
+        peer.group = membership;
+        createRoute(peer);
+    }
+
+    /**
+     * The group is left: its handle is no longer valid, and its address handle is destroyed once the sends posted so far
+     * have completed (at once when none is outstanding).
+     */
+    final void retireGroupPeer(final int handle)
+    {
+        final Peer peer = peer(handle);
+        final AddressHandle route;
+        synchronized (lifecycle)
+        {
+            peer.retired = true;
+            route = peer.route;
+            peer.route = null;
+            if (null != route)
+            {
+                addressHandles.remove(route);
+            }
+        }
+        if (null != route)
+        {
+            retiredRoutes.add(new RetiredRoute(route, sendsPosted));
+            closeRetiredRoutes();
+        }
+    }
+
+    private void closeRetiredRoutes()
+    {
+        for (int i = retiredRoutes.size() - 1; i >= 0; i--)
+        {
+            final RetiredRoute retired = retiredRoutes.get(i);
+            if (sendsCompleted >= retired.lastSend())
+            {
+                retiredRoutes.remove(i);
+                closeAll(retired.route());
+            }
+        }
+    }
+
+    private boolean isOwn(final WorkCompletion completion, final int base)
+    {
+        if (completion.sourceQpNumber() != queuePair.qpNumber())
+        {
+            return false;
+        }
+        if (completion.hasGrh())
+        {
+            return readSourceGid(receiveBuffer, base, sourceGid) && sourceGid[0] == ownGidHigh &&
+                sourceGid[1] == ownGidLow;
+        }
+        return completion.sourceLid() == ownLid;
     }
 
     /**
@@ -1087,6 +1251,11 @@ public final class UdDatagramEndpoint implements DatagramEndpoint
             return 0;
         }
         final int base = slot * receiveStride;
+        if (dropOwnDatagrams && isOwn(completion, base))
+        {
+            ownDatagrams++;
+            return 0;
+        }
         final int peer = sourceOf(completion, base);
         if (peer == UNKNOWN_PEER)
         {

@@ -70,6 +70,31 @@ public interface QueuePair extends AutoCloseable
         throw new VerbsException(type() + " queue pair " + qpNumber() + " cannot be recovered in place");
     }
 
+    /**
+     * UD only, {@code ibv_attach_mcast}: the queue pair receives the datagrams sent to a joined group from now on (its
+     * Q_Key must be the group's, or the device drops them). A queue pair may be attached to many groups. Destroying
+     * the queue pair detaches it from every group.
+     *
+     * @param group a {@link MulticastMembership.State#JOINED} membership of this queue pair's context.
+     * @throws IOException when the provider has no multicast, the membership is not joined, or the device refuses
+     *                     (its {@code max_mcast_qp_attach}, {@code max_total_mcast_qp_attach}).
+     */
+    default void attachMulticast(final MulticastMembership group) throws IOException
+    {
+        throw new VerbsException(type() + " queue pair " + qpNumber() + " cannot receive multicast here");
+    }
+
+    /**
+     * {@code ibv_detach_mcast}: the queue pair no longer receives the group's datagrams.
+     *
+     * @param group a membership this queue pair was attached to.
+     * @throws IOException when it was not attached, or the device refuses.
+     */
+    default void detachMulticast(final MulticastMembership group) throws IOException
+    {
+        throw new VerbsException(type() + " queue pair " + qpNumber() + " cannot receive multicast here");
+    }
+
     /** Disconnects (RC) and destroys the queue pair. Idempotent. */
     @Override
     void close();

@@ -3,6 +3,7 @@ package io.rivulet.transport.rdma.verbs;
 import io.rivulet.transport.rdma.jni.Gid;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
@@ -94,6 +95,36 @@ public interface VerbsContext extends AutoCloseable
      * @param remote the remote queue pair's address.
      */
     AddressHandle createAddressHandle(ProtectionDomain pd, UdAddress remote) throws IOException;
+
+    /**
+     * Starts joining a UD multicast group ({@code rdma_join_multicast} on a UD connection manager id bound to this
+     * context's address): never blocks; the membership progresses in {@link #pollConnectionEvents()} to
+     * {@link MulticastMembership.State#JOINED} or {@link MulticastMembership.State#FAILED}. A join the connection manager
+     * refuses at once (an IPv6 group on a RoCE v2 port) gives a membership already FAILED. Control plane; may allocate.
+     * Closing the context leaves every group still joined.
+     *
+     * @param group an IP multicast address (IPv4 224.0.0.0/4, IPv6 ff00::/8).
+     * @return the membership.
+     * @throws VerbsException when {@code group} is not a multicast address, or the provider has no multicast.
+     */
+    default MulticastMembership joinMulticast(final InetAddress group) throws IOException
+    {
+        MulticastMembership.checkGroup(group);
+        throw new VerbsException(providerName() + " has no multicast");
+    }
+
+    /**
+     * {@code ibv_create_ah} for sending to a joined group: from the join event's address attributes (group GID and LID,
+     * service level, rate, hop limit), to QP number {@link MulticastMembership#QP_NUMBER} with the group's Q_Key.
+     *
+     * @param pd    the protection domain of the sending queue pair.
+     * @param group a {@link MulticastMembership.State#JOINED} membership of this context.
+     */
+    default AddressHandle createAddressHandle(final ProtectionDomain pd, final MulticastMembership group)
+        throws IOException
+    {
+        throw new VerbsException(providerName() + " has no multicast");
+    }
 
     /**
      * Who a datagram sent from {@code remote}'s queue pair says it comes from when it reaches a receiver: the source

@@ -119,6 +119,58 @@ class VerbsTest
         assertThat(RdmaCm.disconnect(0)).isEqualTo(-EINVAL);
         assertThat(RdmaCm.getEvent(0, out)).isEqualTo(-EINVAL);
         assertThat(RdmaCm.idInfo(0, out)).isEqualTo(-EINVAL);
+        assertThat(RdmaCm.createUdId(0)).isEqualTo(-EINVAL);
+        assertThat(RdmaCm.joinMulticast(0, 4, 0, 0xef010203L)).isEqualTo(-EINVAL);
+        assertThat(RdmaCm.leaveMulticast(0, 4, 0, 0xef010203L)).isEqualTo(-EINVAL);
+        assertThat(Verbs.createAhFromAttr(0, out)).isEqualTo(-EINVAL);
+        assertThat(Verbs.createAhFromAttr(FAKE_HANDLE, 0)).isEqualTo(-EINVAL);
+    }
+
+    @Test
+    void shouldRefuseOutOfRangeMulticastAttributesBeforeTouchingAHandle()
+    {
+        assertThat(RdmaCm.joinMulticast(FAKE_HANDLE, 5, 0, 0xef010203L)).as("no such family").isEqualTo(-EINVAL);
+        assertThat(RdmaCm.leaveMulticast(FAKE_HANDLE, 0, 0, 0xef010203L)).as("no such family").isEqualTo(-EINVAL);
+        final int[][] bad = {
+            {UdAttributes.PORT_NUM, 0}, {UdAttributes.PORT_NUM, 256}, {UdAttributes.SL, 16}, {UdAttributes.DLID, 0x10000},
+            {UdAttributes.IS_GLOBAL, 2}, {UdAttributes.SGID_INDEX, 256}, {UdAttributes.HOP_LIMIT, -1},
+            {UdAttributes.TRAFFIC_CLASS, 256}, {UdAttributes.FLOW_LABEL, 0x100000}, {40, 128}, {44, -1}};
+        for (final int[] field : bad)
+        {
+            final ByteBuffer attributes = validAttributes();
+            attributes.putInt(field[0], field[1]);
+            assertThat(Verbs.createAhFromAttr(FAKE_HANDLE, Verbs.addressOf(attributes)))
+                .as("offset %d = %d", field[0], field[1]).isEqualTo(-EINVAL);
+        }
+    }
+
+    @Test
+    void shouldReadTheAttributesOfAJoinEventInTheLayoutCWritesThem()
+    {
+        final ByteBuffer written = validAttributes();
+        final UdAttributes attributes = new UdAttributes();
+        attributes.copyFrom(new org.agrona.concurrent.UnsafeBuffer(written), 0);
+        assertThat(attributes.gid().format()).isEqualTo("0000:0000:0000:0000:0000:ffff:ef01:0203/0");
+        assertThat(attributes.qpNumber()).isEqualTo(0xFFFFFF);
+        assertThat(attributes.qkey()).isEqualTo(UdAttributes.RDMA_UDP_QKEY);
+        assertThat(attributes.portNumber()).isEqualTo(1);
+        assertThat(attributes.sgidIndex()).isEqualTo(1);
+        assertThat(attributes.hopLimit()).isEqualTo(64);
+        assertThat(attributes.isGlobal()).isTrue();
+        assertThat(attributes.serviceLevel()).isZero();
+        assertThat(attributes.toString()).contains("qkey=0x1234567").contains("qpn=0xffffff");
+    }
+
+    /** What a RoCE v2 join of 239.1.2.3 gives: MGID ::ffff:239.1.2.3, MLID 0, port 1, GID index 1, hop limit 64. */
+    private static ByteBuffer validAttributes()
+    {
+        final ByteBuffer attributes = ByteBuffer.allocateDirect(UdAttributes.SIZE).order(java.nio.ByteOrder.nativeOrder());
+        attributes.put(10, (byte)0xff).put(11, (byte)0xff).put(12, (byte)239).put(13, (byte)1).put(14, (byte)2)
+            .put(15, (byte)3);
+        attributes.putInt(UdAttributes.SGID_INDEX, 1).putInt(UdAttributes.HOP_LIMIT, 64)
+            .putInt(UdAttributes.IS_GLOBAL, 1).putInt(UdAttributes.PORT_NUM, 1)
+            .putInt(UdAttributes.QP_NUM, 0xFFFFFF).putInt(UdAttributes.QKEY, UdAttributes.RDMA_UDP_QKEY);
+        return attributes;
     }
 
     @Test

@@ -118,6 +118,47 @@ public final class CounterTypes
     /** Level: bytes of memory registered with the RDMA device now. */
     public static final int RDMA_REGISTERED_BYTES = 401;
 
+    // ------------------------------------------------- multicast (500..599), per endpoint of a node's planes
+
+    /** Total: datagrams a publishing endpoint sent to its groups and receivers, repairs and heartbeats included. */
+    public static final int MULTICAST_DATAGRAMS_SENT = 500;
+    /** Total: bytes of those datagrams. */
+    public static final int MULTICAST_BYTES_SENT = 501;
+    /** Total: NAKs the publishing endpoint's streams received. */
+    public static final int MULTICAST_NAKS_RECEIVED = 502;
+    /** Total: repairs sent to the whole group (several receivers asked, or the gap was the group's). */
+    public static final int MULTICAST_REPAIRS_TO_GROUP = 503;
+    /** Total: repairs sent by unicast to the one receiver that asked. */
+    public static final int MULTICAST_REPAIRS_TO_RECEIVER = 504;
+    /** Total: datagrams sent as repairs. */
+    public static final int MULTICAST_REPAIR_DATAGRAMS = 505;
+    /** Total: LOST notices sent, for bytes the publisher's log no longer held. */
+    public static final int MULTICAST_LOST_SENT = 506;
+    /** Level: streams the publishing endpoint sends now. */
+    public static final int MULTICAST_STREAMS = 507;
+    /** Level: receivers those streams' flow control follows now. */
+    public static final int MULTICAST_RECEIVERS = 508;
+    /** Level: the smallest congestion window among the streams, in datagrams (0 without congestion control). */
+    public static final int MULTICAST_CWND = 509;
+    /** Total: datagrams the receiving endpoint took for its images. */
+    public static final int MULTICAST_DATAGRAMS_RECEIVED = 520;
+    /** Total: bytes of those datagrams. */
+    public static final int MULTICAST_BYTES_RECEIVED = 521;
+    /** Total: NAKs the receiving endpoint's images sent. */
+    public static final int MULTICAST_NAKS_SENT = 522;
+    /** Total: gaps that closed before their NAK was due (another receiver's NAK, or reordering, filled them). */
+    public static final int MULTICAST_NAKS_SUPPRESSED = 523;
+    /** Total: repair datagrams received. */
+    public static final int MULTICAST_REPAIRS_RECEIVED = 524;
+    /** Total: datagrams that brought nothing new. */
+    public static final int MULTICAST_DUPLICATES = 525;
+    /** Total: bytes the publisher said it could no longer repair (LOST). */
+    public static final int MULTICAST_LOST_BYTES = 526;
+    /** Level: images (streams taken) on the receiving endpoint now. */
+    public static final int MULTICAST_IMAGES = 527;
+    /** Total: datagrams either plane refused: malformed, or not from the stream's publisher. */
+    public static final int MULTICAST_REFUSED = 528;
+
     private CounterTypes()
     {
     }
@@ -129,7 +170,8 @@ public final class CounterTypes
     public static boolean isLevel(final int typeId)
     {
         return typeId == NODE_HEARTBEAT || typeId == TOPIC_SUBSCRIBERS || typeId == UD_RTT_NS || typeId == UD_CWND ||
-            typeId == RDMA_REGISTRATIONS || typeId == RDMA_REGISTERED_BYTES;
+            typeId == RDMA_REGISTRATIONS || typeId == RDMA_REGISTERED_BYTES || typeId == MULTICAST_STREAMS ||
+            typeId == MULTICAST_RECEIVERS || typeId == MULTICAST_CWND || typeId == MULTICAST_IMAGES;
     }
 
     /**
@@ -184,6 +226,25 @@ public final class CounterTypes
             case UD_CWND: return "rivulet.ud.cwnd";
             case RDMA_REGISTRATIONS: return "rivulet.rdma.registrations";
             case RDMA_REGISTERED_BYTES: return "rivulet.rdma.registered.bytes";
+            case MULTICAST_DATAGRAMS_SENT: return "rivulet.multicast.datagrams.sent";
+            case MULTICAST_BYTES_SENT: return "rivulet.multicast.bytes.sent";
+            case MULTICAST_NAKS_RECEIVED: return "rivulet.multicast.naks.received";
+            case MULTICAST_REPAIRS_TO_GROUP: return "rivulet.multicast.repairs.to.group";
+            case MULTICAST_REPAIRS_TO_RECEIVER: return "rivulet.multicast.repairs.to.receiver";
+            case MULTICAST_REPAIR_DATAGRAMS: return "rivulet.multicast.repair.datagrams";
+            case MULTICAST_LOST_SENT: return "rivulet.multicast.lost.sent";
+            case MULTICAST_STREAMS: return "rivulet.multicast.streams";
+            case MULTICAST_RECEIVERS: return "rivulet.multicast.receivers";
+            case MULTICAST_CWND: return "rivulet.multicast.cwnd";
+            case MULTICAST_DATAGRAMS_RECEIVED: return "rivulet.multicast.datagrams.received";
+            case MULTICAST_BYTES_RECEIVED: return "rivulet.multicast.bytes.received";
+            case MULTICAST_NAKS_SENT: return "rivulet.multicast.naks.sent";
+            case MULTICAST_NAKS_SUPPRESSED: return "rivulet.multicast.naks.suppressed";
+            case MULTICAST_REPAIRS_RECEIVED: return "rivulet.multicast.repairs.received";
+            case MULTICAST_DUPLICATES: return "rivulet.multicast.duplicates";
+            case MULTICAST_LOST_BYTES: return "rivulet.multicast.lost.bytes";
+            case MULTICAST_IMAGES: return "rivulet.multicast.images";
+            case MULTICAST_REFUSED: return "rivulet.multicast.refused";
             default: return "rivulet.counter." + typeId;
         }
     }
@@ -192,7 +253,7 @@ public final class CounterTypes
      * What a counter's tag names, for tools and the Micrometer binder's tag key.
      *
      * @param typeId a counter's type id.
-     * @return "remote", "topic", "path", "type", "provider" or "" when the counter has no tag.
+     * @return "remote", "topic", "path", "type", "provider", "endpoint" or "" when the counter has no tag.
      */
     public static String tagKey(final int typeId)
     {
@@ -211,6 +272,10 @@ public final class CounterTypes
         if (typeId >= 400 && typeId < 500)
         {
             return "provider";
+        }
+        if (typeId >= 500 && typeId < 600)
+        {
+            return "endpoint";
         }
         return typeId == ERRORS_BY_TYPE ? "type" : "";
     }

@@ -111,6 +111,26 @@ public final class TopicRegistry implements NodeExtension
             new io.rivulet.protocol.datagram.multicast.MulticastReceivers(settings, receiving, System.nanoTime());
         this.multicastSettings = settings;
         this.multicastClosed = onClosed;
+        if (counterFactory != null)
+        {
+            try
+            {
+                if (multicastSenders != null)
+                {
+                    multicastSenders.counters(io.rivulet.counters.MulticastSendCounters.allocate(counterFactory,
+                        publishing.localAddress()));
+                }
+                if (multicastReceivers != null)
+                {
+                    multicastReceivers.counters(io.rivulet.counters.MulticastReceiveCounters.allocate(counterFactory,
+                        receiving.localAddress()));
+                }
+            }
+            catch (final IllegalStateException full)
+            {
+                // The counters region is full (rivulet.maxCounters): multicast works, only uncounted.
+            }
+        }
         sender.multicast(multicastSenders);
     }
 

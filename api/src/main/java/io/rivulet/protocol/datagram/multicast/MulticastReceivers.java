@@ -1,5 +1,6 @@
 package io.rivulet.protocol.datagram.multicast;
 
+import io.rivulet.counters.MulticastReceiveCounters;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.MulticastEndpoint;
 import io.rivulet.spi.MulticastSettings;
@@ -34,6 +35,19 @@ public final class MulticastReceivers implements DatagramEndpoint.DatagramHandle
     private long unexpectedDatagrams;
     private int lastError;
     private boolean closed;
+    private MulticastReceiveCounters counters;
+    private long nextSampleNs;
+    // Totals of the images that closed, so the counters never go back when one does.
+    private long retiredDatagrams;
+    private long retiredBytes;
+    private long retiredNaks;
+    private long retiredSuppressed;
+    private long retiredRepairs;
+    private long retiredDuplicates;
+    private long retiredLostBytes;
+
+    /** How often the images' statistics reach the counters. */
+    private static final long SAMPLE_INTERVAL_NS = 100_000_000L;
 
     /** An image, with the group it came through. */
     private static final class Image
@@ -119,6 +133,13 @@ public final class MulticastReceivers implements DatagramEndpoint.DatagramHandle
                     }
                 }
                 groups.release(image.group);
+                retiredDatagrams += receiver.datagrams();
+                retiredBytes += receiver.bytes();
+                retiredNaks += receiver.naksSent();
+                retiredSuppressed += receiver.naksSuppressed();
+                retiredRepairs += receiver.repairsReceived();
+                retiredDuplicates += receiver.duplicates();
+                retiredLostBytes += receiver.lostBytes();
                 return;
             }
         }
@@ -171,6 +192,11 @@ public final class MulticastReceivers implements DatagramEndpoint.DatagramHandle
             }
             work += image.receiver.doWork(nowNs);
         }
+        if (counters != null && nowNs - nextSampleNs >= 0)
+        {
+            nextSampleNs = nowNs + SAMPLE_INTERVAL_NS;
+            sampleCounters();
+        }
         return work;
     }
 
@@ -212,6 +238,45 @@ public final class MulticastReceivers implements DatagramEndpoint.DatagramHandle
                 receiver.onLost(MulticastHeader.position(buffer, offset), nowNs);
             }
         }
+    }
+
+    /**
+     * Gives the plane its counters, which it fills about every 100 ms from its work cycles and closes with itself.
+     */
+    public void counters(final MulticastReceiveCounters counters)
+    {
+        this.counters = counters;
+    }
+
+    private void sampleCounters()
+    {
+        long datagrams = retiredDatagrams;
+        long bytes = retiredBytes;
+        long naks = retiredNaks;
+        long suppressed = retiredSuppressed;
+        long repairs = retiredRepairs;
+        long duplicates = retiredDuplicates;
+        long lostBytes = retiredLostBytes;
+        for (int i = 0, size = images.size(); i < size; i++)
+        {
+            final MulticastReceiver receiver = images.get(i).receiver;
+            datagrams += receiver.datagrams();
+            bytes += receiver.bytes();
+            naks += receiver.naksSent();
+            suppressed += receiver.naksSuppressed();
+            repairs += receiver.repairsReceived();
+            duplicates += receiver.duplicates();
+            lostBytes += receiver.lostBytes();
+        }
+        counters.datagramsReceived.setRelease(datagrams);
+        counters.bytesReceived.setRelease(bytes);
+        counters.naksSent.setRelease(naks);
+        counters.naksSuppressed.setRelease(suppressed);
+        counters.repairsReceived.setRelease(repairs);
+        counters.duplicates.setRelease(duplicates);
+        counters.lostBytes.setRelease(lostBytes);
+        counters.images.setRelease(images.size());
+        counters.refused.setRelease(malformedDatagrams + foreignDatagrams);
     }
 
     /** @return images open. */
@@ -268,6 +333,11 @@ public final class MulticastReceivers implements DatagramEndpoint.DatagramHandle
         if (!closed)
         {
             closed = true;
+            if (counters != null)
+            {
+                sampleCounters();
+                counters.close();
+            }
             images.clear();
             bySession.clear();
             endpoint.close();

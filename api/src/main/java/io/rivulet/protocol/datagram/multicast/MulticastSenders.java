@@ -1,5 +1,6 @@
 package io.rivulet.protocol.datagram.multicast;
 
+import io.rivulet.counters.MulticastSendCounters;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.MulticastEndpoint;
 import io.rivulet.spi.MulticastSettings;
@@ -17,6 +18,9 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class MulticastSenders implements DatagramEndpoint.DatagramHandler, AutoCloseable
 {
+    /** How often the streams' statistics reach the counters. */
+    private static final long SAMPLE_INTERVAL_NS = 100_000_000L;
+
     private final MulticastSettings settings;
     private final MulticastEndpoint endpoint;
     private final MulticastGroups groups;
@@ -28,6 +32,16 @@ public final class MulticastSenders implements DatagramEndpoint.DatagramHandler,
     private long unexpectedDatagrams;
     private int lastError;
     private boolean closed;
+    private MulticastSendCounters counters;
+    private long nextSampleNs;
+    // Totals of the streams that ended, so the counters never go back when one closes.
+    private long retiredDatagrams;
+    private long retiredBytes;
+    private long retiredNaks;
+    private long retiredRepairsToGroup;
+    private long retiredRepairsToReceiver;
+    private long retiredRepairDatagrams;
+    private long retiredLost;
 
     /**
      * @param settings the protocol's settings, validated.
@@ -70,7 +84,60 @@ public final class MulticastSenders implements DatagramEndpoint.DatagramHandler,
         if (bySession.remove(sender.sessionId()) != null)
         {
             groups.release(groupOfSession.remove(sender.sessionId()));
+            retiredDatagrams += sender.datagramsSent();
+            retiredBytes += sender.bytesSent();
+            retiredNaks += sender.naksReceived();
+            retiredRepairsToGroup += sender.repairsToGroup();
+            retiredRepairsToReceiver += sender.repairsToReceiver();
+            retiredRepairDatagrams += sender.repairDatagrams();
+            retiredLost += sender.lostSent();
         }
+    }
+
+    /** Gives the plane its counters, which it fills about every 100 ms from its polls and closes with itself. */
+    public void counters(final MulticastSendCounters counters)
+    {
+        this.counters = counters;
+    }
+
+    private void sampleCounters()
+    {
+        long datagrams = retiredDatagrams;
+        long bytes = retiredBytes;
+        long naks = retiredNaks;
+        long toGroup = retiredRepairsToGroup;
+        long toReceiver = retiredRepairsToReceiver;
+        long repairDatagrams = retiredRepairDatagrams;
+        long lost = retiredLost;
+        long receivers = 0;
+        double smallestWindow = Double.MAX_VALUE;
+        for (final MulticastSender sender : bySession.values())
+        {
+            datagrams += sender.datagramsSent();
+            bytes += sender.bytesSent();
+            naks += sender.naksReceived();
+            toGroup += sender.repairsToGroup();
+            toReceiver += sender.repairsToReceiver();
+            repairDatagrams += sender.repairDatagrams();
+            lost += sender.lostSent();
+            receivers += sender.flowControlMembers();
+            final double window = sender.congestionWindow();
+            if (window >= 0 && window < smallestWindow)
+            {
+                smallestWindow = window;
+            }
+        }
+        counters.datagramsSent.setRelease(datagrams);
+        counters.bytesSent.setRelease(bytes);
+        counters.naksReceived.setRelease(naks);
+        counters.repairsToGroup.setRelease(toGroup);
+        counters.repairsToReceiver.setRelease(toReceiver);
+        counters.repairDatagrams.setRelease(repairDatagrams);
+        counters.lostSent.setRelease(lost);
+        counters.streams.setRelease(bySession.size());
+        counters.receivers.setRelease(receivers);
+        counters.congestionWindow.setRelease(smallestWindow == Double.MAX_VALUE ? 0 : (long)smallestWindow);
+        counters.refused.setRelease(malformedDatagrams);
     }
 
     /**
@@ -108,7 +175,13 @@ public final class MulticastSenders implements DatagramEndpoint.DatagramHandler,
             return 0;
         }
         this.nowNs = nowNs;
-        return endpoint.poll(this, 256);
+        final int work = endpoint.poll(this, 256);
+        if (counters != null && nowNs - nextSampleNs >= 0)
+        {
+            nextSampleNs = nowNs + SAMPLE_INTERVAL_NS;
+            sampleCounters();
+        }
+        return work;
     }
 
     @Override
@@ -189,6 +262,11 @@ public final class MulticastSenders implements DatagramEndpoint.DatagramHandler,
         if (!closed)
         {
             closed = true;
+            if (counters != null)
+            {
+                sampleCounters();
+                counters.close();
+            }
             bySession.clear();
             endpoint.close();
         }

@@ -192,10 +192,10 @@ class UdpTopicMulticastTest
                 assertThat(bytesSent).isLessThan(2 * logBytes);
                 assertThat(publisherFile.counters(CounterTypes.UD_CWND)).as("one unicast path").hasSize(1);
                 assertThat(lostCopies > 0 || loss == 0).as("the network lost data").isTrue();
-                System.out.printf("udp multicast: %,d messages x %d subscribers at 20 %% loss in %.1f s; %,d data " +
+                System.out.printf("udp multicast: %,d messages x %d subscribers at %.0f %% loss in %.1f s; %,d data " +
                         "datagrams, %,d copies lost on receipt, %,d repair datagrams (%.2f per lost copy; %,d repairs " +
                         "to the group, %,d to one receiver), %,d NAKs received; bytes sent %.2f x the log%n",
-                    count, subscribers, seconds, dataDatagrams, lostCopies, repairDatagrams,
+                    count, subscribers, loss * 100, seconds, dataDatagrams, lostCopies, repairDatagrams,
                     repairDatagrams / (double)lostCopies, repairsToGroup, repairsToReceiver, naks,
                     bytesSent / (double)logBytes);
             }

@@ -199,4 +199,41 @@ class RdmaUdTopicMulticastTest
             logger.removeHandler(handler);
         }
     }
+
+    /**
+     * The acceptance of issue 40: eight receiver nodes, each on a device of its own whose seeded faults drop 20 % of
+     * the UD datagrams it takes from the group and of those it sends (NAKs, status); the publisher's device drops 20 % of
+     * what it sends (data, repairs). Every subscriber checks every sequence as it comes.
+     */
+    @Test
+    @ScaledTimeout(600)
+    void shouldDeliverEveryMessageExactlyOnceInOrderToEightReceiversAtTwentyPercentLoss()
+    {
+        final int count = Integer.getInteger("rivulet.test.multicastAcceptanceMessages", 1_000_000);
+        final Rivulet publisherNode = nodes.launch(publisher(SoftFaults.seeded(40_000L).drop(0.2)));
+        final String address = nodes.bind(publisherNode);
+        final List<Rivulet> receivers = new ArrayList<>();
+        for (int i = 0; i < 8; i++)
+        {
+            receivers.add(nodes.launch(receiver(SoftFaults.seeded(40_001L + i).drop(0.2))));
+        }
+        final Publication publication = publisherNode.publication(TOPIC, TopicOptions.block());
+        final List<TopicFanOutSuite.Feed> feeds = subscribe(receivers, address);
+        final MulticastSender stream = stream(publication);
+        await("eight receivers on the stream", () -> stream.receiverCount() == 8, stream::toString);
+        final long startNs = System.nanoTime();
+        publish(publication, 1, count, value -> true);
+        awaitDelivered(feeds, count, publication);
+        final long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
+        for (final TopicFanOutSuite.Feed feed : feeds)
+        {
+            feed.assertExactlyOnceInOrder(count);
+        }
+        assertThat(stream.repairDatagrams()).as("losses were repaired").isPositive();
+        System.out.printf("acceptance: %d messages x 8 receivers in %d ms; group datagrams %d, repairs %d " +
+            "(to group %d, to one receiver %d), NAKs %d; expected losses about %.0f%n", count, elapsedMs,
+            stream.datagramsSent(), stream.repairDatagrams(), stream.repairsToGroup(), stream.repairsToReceiver(),
+            stream.naksReceived(), stream.datagramsSent() * 0.2);
+        assertThat(nodes.errors).isEmpty();
+    }
 }

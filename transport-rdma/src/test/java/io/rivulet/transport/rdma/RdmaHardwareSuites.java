@@ -162,6 +162,28 @@ public abstract class RdmaHardwareSuites
         }
     }
 
+    /** Every topic sent once to a UD multicast group on the device, joined through RDMA CM; control on the RC link. */
+    protected abstract class OnDeviceMulticastTopicFanOut extends TopicFanOutSuite
+    {
+        @Override
+        protected Transport transport()
+        {
+            return RdmaHardwareSuites.this.transport();
+        }
+
+        @Override
+        protected String bindAddress()
+        {
+            return RdmaHardwareSuites.this.bindAddress();
+        }
+
+        @Override
+        protected Rivulet.Context context()
+        {
+            return UdTopics.overMulticast(super.context());
+        }
+    }
+
     protected abstract class OnDeviceUdTopicLiveness extends TopicLivenessSuite
     {
         @Override

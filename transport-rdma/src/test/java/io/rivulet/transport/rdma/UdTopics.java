@@ -32,4 +32,16 @@ final class UdTopics
     {
         return context.topicDatagrams(true);
     }
+
+    /** The UD multicast group every topic of {@link #overMulticast} goes to. */
+    static final String GROUP = "239.7.40.1";
+
+    /**
+     * @return the context with every topic published to {@link #GROUP} and taken from groups, on the provider's
+     *         multicast timers.
+     */
+    static Rivulet.Context overMulticast(final Rivulet.Context context)
+    {
+        return context.topicMulticast(io.rivulet.topic.TopicGroups.parse(">=" + GROUP)).topicMulticastReceive(true);
+    }
 }

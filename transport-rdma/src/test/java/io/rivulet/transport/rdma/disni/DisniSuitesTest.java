@@ -49,6 +49,11 @@ class DisniSuitesTest extends RdmaHardwareSuites
     }
 
     @Nested
+    class MulticastTopicFanOut extends OnDeviceMulticastTopicFanOut
+    {
+    }
+
+    @Nested
     class UdTopicLiveness extends OnDeviceUdTopicLiveness
     {
     }

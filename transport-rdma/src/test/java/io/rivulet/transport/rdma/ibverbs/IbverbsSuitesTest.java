@@ -46,6 +46,11 @@ class IbverbsSuitesTest extends RdmaHardwareSuites
     }
 
     @Nested
+    class MulticastTopicFanOut extends OnDeviceMulticastTopicFanOut
+    {
+    }
+
+    @Nested
     class UdTopicLiveness extends OnDeviceUdTopicLiveness
     {
     }

@@ -231,9 +231,11 @@ class RdmaUdTopicMulticastTest
         }
         assertThat(stream.repairDatagrams()).as("losses were repaired").isPositive();
         System.out.printf("acceptance: %d messages x 8 receivers in %d ms; group datagrams %d, repairs %d " +
-            "(to group %d, to one receiver %d), NAKs %d; expected losses about %.0f%n", count, elapsedMs,
+            "(to group %d, to one receiver %d), NAKs %d; copies the receivers lost, expected: about %.0f (%.2f repair " +
+            "datagrams per lost copy)%n", count, elapsedMs,
             stream.datagramsSent(), stream.repairDatagrams(), stream.repairsToGroup(), stream.repairsToReceiver(),
-            stream.naksReceived(), stream.datagramsSent() * 0.2);
+            stream.naksReceived(), stream.datagramsSent() * 8 * 0.2,
+            stream.repairDatagrams() / (stream.datagramsSent() * 8 * 0.2));
         assertThat(nodes.errors).isEmpty();
     }
 }

@@ -87,6 +87,24 @@ public final class SocketAddresses
     }
 
     /**
+     * The host part of an address as a link reports it, for an endpoint that resolves a peer's wildcard against
+     * the host its connection came from. Lenient, since the text was made locally, not read from the network.
+     *
+     * @param address {@code host:port} or {@code [v6]:port}; text without a port is returned as it is.
+     * @return the host without port or brackets ({@code 10.0.0.7}, {@code ::1}), or null for null.
+     */
+    public static String host(final String address)
+    {
+        if (null == address)
+        {
+            return null;
+        }
+        final int colon = address.lastIndexOf(':');
+        final String host = colon > 0 ? address.substring(0, colon) : address;
+        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    }
+
+    /**
      * @param socketAddress an {@link InetSocketAddress} as returned by a channel.
      * @return it as {@code host:port}, or {@code [v6]:port} for IPv6.
      */

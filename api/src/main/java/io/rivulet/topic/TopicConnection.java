@@ -2,6 +2,7 @@ package io.rivulet.topic;
 
 import io.rivulet.spi.ConnectionServices;
 import io.rivulet.spi.FrameOutlet;
+import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.Violation;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -66,10 +67,7 @@ final class TopicConnection
     /** @return the peer's host as the connection reaches it (no port, no brackets), for a wildcard in its offers. */
     String remoteHost()
     {
-        final String address = connection.remoteAddress();
-        final int colon = address.lastIndexOf(':');
-        final String host = colon > 0 ? address.substring(0, colon) : address;
-        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        return SocketAddresses.host(connection.remoteAddress());
     }
 
     /**

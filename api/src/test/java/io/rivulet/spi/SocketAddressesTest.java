@@ -30,4 +30,14 @@ class SocketAddressesTest
         assertThat(SocketAddresses.format(new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 80)))
             .isEqualTo("10.1.2.3:80");
     }
+
+    @Test
+    void shouldTakeTheHostOutOfALinksAddress()
+    {
+        assertThat(SocketAddresses.host("10.0.0.7:7070")).isEqualTo("10.0.0.7");
+        assertThat(SocketAddresses.host("[::1]:7070")).isEqualTo("::1");
+        assertThat(SocketAddresses.host("[fe80::1%eth0]:1")).isEqualTo("fe80::1%eth0");
+        assertThat(SocketAddresses.host("peer")).as("no port: as it is").isEqualTo("peer");
+        assertThat(SocketAddresses.host(null)).isNull();
+    }
 }

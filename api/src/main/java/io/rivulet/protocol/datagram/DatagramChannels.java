@@ -5,6 +5,7 @@ import io.rivulet.counters.CounterFactory;
 import io.rivulet.counters.UdPathCounters;
 import io.rivulet.spi.DatagramEndpoint;
 import io.rivulet.spi.DatagramSettings;
+import io.rivulet.spi.SocketAddresses;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -148,7 +149,8 @@ public final class DatagramChannels implements DatagramEndpoint.DatagramHandler,
         final int peer;
         try
         {
-            peer = endpoint.resolve(address);
+            // A wildcard-bound peer offers 0.0.0.0:port, meaning "where my connection came from".
+            peer = endpoint.resolve(address, SocketAddresses.host(channel.remoteAddress()));
         }
         catch (final IllegalArgumentException ex)
         {

@@ -34,8 +34,8 @@ import java.util.concurrent.TimeUnit;
  * {@code localhost}, parsed strictly since it comes from the network (never a name lookup on the caller's thread).
  * The same address gets the same handle. An endpoint bound to a wildcard offers {@code 0.0.0.0:port} (or
  * {@code [::]:port}), which means "the host you reach me at": {@link #resolve(String, String)} puts the connection's
- * remote host in its place; without one, a wildcard means this host, as the kernel reads it, and is sent to the
- * loopback address.
+ * remote host in its place; without one, or when that host is the other family's loopback, a wildcard means this
+ * host, as the kernel reads it, and is sent to this socket's loopback address.
  *
  * <p><b>Sends.</b> {@link #send} copies into one reusable direct buffer and sends without blocking; a full socket
  * buffer sends nothing and returns false ({@link #sendBackPressure()}). An error the socket reports (no route, a
@@ -219,11 +219,17 @@ public final class UdpEndpoint implements MulticastEndpoint
         InetSocketAddress target = UdpAddresses.parse(address, loopback, 1);
         if (UdpAddresses.isWildcard(target.getAddress()))
         {
-            final InetAddress host = null == remoteHost ? loopback : UdpAddresses.parseHost(remoteHost, loopback);
+            InetAddress host = null == remoteHost ? loopback : UdpAddresses.parseHost(remoteHost, loopback);
             if (UdpAddresses.isWildcard(host) || host.isMulticastAddress())
             {
                 throw new IllegalArgumentException("the remote host " + UdpAddresses.shown(remoteHost) + " for " +
                     UdpAddresses.shown(address) + " is not a unicast host");
+            }
+            if (host.isLoopbackAddress() && host.getClass() != loopback.getClass())
+            {
+                // The peer is on this host, connected over the other family's loopback (a TCP connection over ::1):
+                // its wildcard socket is reached at this socket's loopback.
+                host = loopback;
             }
             target = new InetSocketAddress(host, target.getPort());
         }

@@ -224,6 +224,8 @@ class UdpEndpointTest
         assertThat(b.resolve("0.0.0.0:" + port, "[::ffff:127.0.0.1]")).isEqualTo(resolved);
         assertThat(b.resolve("0.0.0.0:" + port, "localhost")).isEqualTo(resolved);
         assertThat(b.resolve("0.0.0.0:" + port, null)).as("no remote host: this host").isEqualTo(resolved);
+        assertThat(b.resolve("0.0.0.0:" + port, "::1")).as("a connection over IPv6 loopback: this host")
+            .isEqualTo(resolved);
         assertThat(b.resolve("0.0.0.0:" + port)).isEqualTo(resolved);
         assertThat(b.resolve("127.0.0.1:" + port, "10.1.2.3")).as("a specific host is kept").isEqualTo(resolved);
 
@@ -232,7 +234,7 @@ class UdpEndpointTest
         final Received atA = new Received();
         pollUntil(a, atA, () -> atA.payloads.size() == 1, "the datagram sent to a wildcard offer");
 
-        for (final String badHost : new String[]{"example.com", "0.0.0.0", "239.1.2.3", "[::1]", "10.0.0.1 ", ""})
+        for (final String badHost : new String[]{"example.com", "0.0.0.0", "239.1.2.3", "[fd00::1]", "10.0.0.1 ", ""})
         {
             assertThatThrownBy(() -> b.resolve("0.0.0.0:" + port, badHost)).as(badHost)
                 .isInstanceOf(IllegalArgumentException.class);

@@ -9,9 +9,13 @@ import io.rivulet.topic.TopicFanOutSuite;
 import io.rivulet.topic.TopicLivenessSuite;
 import io.rivulet.topic.TopicSlowConsumerSuite;
 import io.rivulet.transport.rdma.verbs.VerbsProvider;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -162,9 +166,25 @@ public abstract class RdmaHardwareSuites
         }
     }
 
-    /** Every topic sent once to a UD multicast group on the device, joined through RDMA CM; control on the RC link. */
+    /**
+     * Every topic sent once to a UD multicast group on the device, joined through RDMA CM; control on the RC link.
+     * After each test the nodes' counters must show that the group carried the topics ({@link MulticastUse}): the
+     * suite's own checks would pass over per-path datagrams too.
+     */
     protected abstract class OnDeviceMulticastTopicFanOut extends TopicFanOutSuite
     {
+        @TempDir
+        Path counters;
+
+        private final MulticastUse multicast = new MulticastUse(() -> counters);
+
+        /** Runs before the suite's own {@code @AfterEach} closes the nodes. */
+        @AfterEach
+        void assertTheGroupCarriedTheTopics() throws IOException
+        {
+            multicast.assertGroupUsed();
+        }
+
         @Override
         protected Transport transport()
         {
@@ -180,7 +200,7 @@ public abstract class RdmaHardwareSuites
         @Override
         protected Rivulet.Context context()
         {
-            return UdTopics.overMulticast(super.context());
+            return multicast.track(UdTopics.overMulticast(super.context()));
         }
     }
 

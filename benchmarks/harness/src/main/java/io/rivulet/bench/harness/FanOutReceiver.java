@@ -20,6 +20,8 @@ public final class FanOutReceiver
     private final String name;
     private volatile Histogram latencyNs = Histograms.newHistogram();
     private volatile long received;
+    /** Written before {@link #received}, so a reader that saw the count sees the time of that delivery. */
+    private long lastDeliveryNs;
     private volatile String error;
 
     public FanOutReceiver(final String name)
@@ -58,6 +60,7 @@ public final class FanOutReceiver
             error = name + ": expected message " + (int)count + ", got " + seq + " (out of order or lost)";
         }
         Histograms.record(latencyNs, nowNs - publishedNs);
+        lastDeliveryNs = nowNs;
         received = count + 1;
     }
 
@@ -68,6 +71,12 @@ public final class FanOutReceiver
         {
             error = name + ": " + message;
         }
+    }
+
+    /** @return the {@code System.nanoTime()} of the last delivery counted by {@link #received()} (read that first). */
+    public long lastDeliveryNs()
+    {
+        return lastDeliveryNs;
     }
 
     /** @return the running number of the next message it expects: those published before it joined, and since. */

@@ -29,6 +29,14 @@ public final class Line
     public static final String DONE = "DONE";
     /** How a warm-up went: its operations, time, whether it ended steady, and every window's rate. */
     public static final String WARMUP = "WARMUP";
+    /** Fan-out at scale, coordinator to publisher: publish {@code count} messages at {@code rate} (0: flat out). */
+    public static final String PUBLISH = "PUBLISH";
+    /** Fan-out at scale, publisher to coordinator: a run's messages are all offered, from {@code startNs}. */
+    public static final String PUBLISHED = "PUBLISHED";
+    /** Fan-out at scale, coordinator to subscribers: report once every subscriber has {@code target} messages. */
+    public static final String AWAIT = "AWAIT";
+    /** Fan-out at scale, subscribers to coordinator: all have them; the last arrived at {@code lastNs}. */
+    public static final String RECEIVED = "RECEIVED";
 
     private final String type;
     private final Map<String, String> fields;
@@ -62,6 +70,10 @@ public final class Line
             case ERROR:
             case DONE:
             case WARMUP:
+            case PUBLISH:
+            case PUBLISHED:
+            case AWAIT:
+            case RECEIVED:
                 break;
             default:
                 return null;

@@ -50,7 +50,22 @@ final class FanOutPublisher implements AutoCloseable
     /** Queues a run of {@code count} messages of {@code size} bytes, at {@code ratePerSecond} (0: flat out). */
     void start(final int size, final long count, final long ratePerSecond)
     {
-        thread.execute(() -> publish(size, count, ratePerSecond));
+        thread.execute(() -> publish(size, count, new Pacer(ratePerSecond)));
+    }
+
+    /**
+     * Publishes a run on the calling thread, which must then be the publication's only writer ({@link #start} is not
+     * used beside it).
+     *
+     * @throws IllegalStateException when the run failed (the log stayed full, or the publication closed).
+     */
+    void run(final int size, final long count, final Pacer pacer)
+    {
+        publish(size, count, pacer);
+        if (error != null)
+        {
+            throw new IllegalStateException(error);
+        }
     }
 
     /** @return why a run failed, or null. */
@@ -59,10 +74,9 @@ final class FanOutPublisher implements AutoCloseable
         return error;
     }
 
-    private void publish(final int size, final long count, final long ratePerSecond)
+    private void publish(final int size, final long count, final Pacer pacer)
     {
         final UnsafeBuffer message = new UnsafeBuffer(Payloads.newPayload(size, Payloads.FANOUT));
-        final Pacer pacer = new Pacer(ratePerSecond);
         for (long i = 0; i < count; i++)
         {
             pacer.awaitSlot(i);

@@ -24,6 +24,7 @@ import io.rivulet.serde.Codecs;
 import io.rivulet.spi.NodeExtension;
 import io.rivulet.spi.OneSidedTransport;
 import io.rivulet.spi.PropertyValues;
+import io.rivulet.spi.ReadinessWatch;
 import io.rivulet.protocol.datagram.DatagramChannels;
 import io.rivulet.protocol.datagram.NodeDatagrams;
 import io.rivulet.protocol.datagram.TopicDatagrams;
@@ -167,18 +168,20 @@ public final class Rivulet implements AutoCloseable
         final boolean multicast = !context.topicMulticast().isEmpty() || context.topicMulticastReceive();
         final NodeDatagrams datagrams = context.topicDatagrams() || multicast ?
             openDatagrams(context, driver, counters) : null;
-        boolean multicastActive = false;
+        // Every endpoint the datagram layers receive on: the engine sleeps in the selector only if all can wake it.
+        final List<DatagramEndpoint> datagramEndpoints = new ArrayList<>();
         if (datagrams != null)
         {
             datagrams.retain(); // the node's own hold while the layers that use it start
             if (context.topicDatagrams())
             {
-                extensions.add(new TopicDatagrams(openDatagramPlane(context, datagrams, driver, counters), datagrams,
+                extensions.add(new TopicDatagrams(
+                    openDatagramPlane(context, datagrams, driver, counters, datagramEndpoints), datagrams,
                     context.maxFrameLength()));
             }
             if (multicast)
             {
-                multicastActive = openMulticast(context, datagrams, topics);
+                openMulticast(context, datagrams, topics, datagramEndpoints);
             }
             datagrams.release();
         }
@@ -220,9 +223,10 @@ public final class Rivulet implements AutoCloseable
                 break;
             case SHARED:
                 final Agent engine = new CompositeAgent(conductor, topicSender, sender);
-                if (context.defaultBackoff() && driver.canAwaitWork() && !context.topicDatagrams() && !multicastActive)
+                if (context.defaultBackoff() && driver.canAwaitWork() && datagramsWake(driver, datagramEndpoints))
                 {
-                    // The default back-off sleeps in the transport's selector instead of parking (EngineSleep).
+                    // The default back-off sleeps in the transport's selector instead of parking (EngineSleep);
+                    // datagram sockets beside the links are in that selector too (ReadinessWatch).
                     final EngineSleep sleep = new EngineSleep(engine, driver, counters);
                     commands.engineWake(sleep);
                     final Agent guarded = failStop.owner(sleep);
@@ -317,14 +321,42 @@ public final class Rivulet implements AutoCloseable
      *
      * @return true when a plane runs.
      */
-    private static boolean openMulticast(final Context context, final NodeDatagrams datagrams, final TopicRegistry topics)
+    /**
+     * Whether an engine sleeping in the driver's selector would wake for every datagram endpoint's datagrams: each puts
+     * its sockets in the driver's {@link ReadinessWatch}, or none is asked (an RDMA endpoint cannot, and the engine
+     * then parks).
+     */
+    private static boolean datagramsWake(final TransportDriver driver, final List<DatagramEndpoint> endpoints)
+    {
+        if (endpoints.isEmpty())
+        {
+            return true;
+        }
+        final ReadinessWatch watch = driver.readinessWatch();
+        if (watch == null)
+        {
+            return false;
+        }
+        for (final DatagramEndpoint endpoint : endpoints)
+        {
+            if (!endpoint.wakeWhenReadable(watch))
+            {
+                return false; // one datagram network per node: its endpoints answer alike
+            }
+        }
+        return true;
+    }
+
+    /** Opens the multicast endpoints the settings ask for, adding them to {@code endpoints}, and hands them to topics. */
+    private static void openMulticast(final Context context, final NodeDatagrams datagrams, final TopicRegistry topics,
+        final List<DatagramEndpoint> endpoints)
     {
         final io.rivulet.spi.MulticastTransport transport = datagrams.multicast();
         if (transport == null)
         {
             Context.LOG.warn("rivulet node {}: the {} datagram network has no multicast; topics ({}) are served per " +
                 "path and nothing is taken from groups", context.nodeName(), datagrams.name(), context.topicMulticast());
-            return false;
+            return;
         }
         final io.rivulet.spi.MulticastSettings settings = context.multicastSettingsGiven() ? context.multicastSettings() :
             transport.defaultMulticastSettings(context.multicastSettings());
@@ -357,11 +389,18 @@ public final class Rivulet implements AutoCloseable
             }
             Context.LOG.warn("rivulet node {}: cannot open a multicast endpoint on {}; topics are served per path: {}",
                 context.nodeName(), datagrams.name(), ex.toString());
-            return false;
+            return;
         }
         datagrams.retain();
         topics.multicast(context.topicMulticast(), publishing, receiving, settings, datagrams::release);
-        return true;
+        if (publishing != null)
+        {
+            endpoints.add(publishing);
+        }
+        if (receiving != null)
+        {
+            endpoints.add(receiving);
+        }
     }
 
     /** The shortest datagram a multicast endpoint must carry; endpoints carry their path's MTU, which is used. */
@@ -407,8 +446,8 @@ public final class Rivulet implements AutoCloseable
     }
 
     /** The node's datagram endpoint and the channels over it; closes the network, driver and counters when it cannot. */
-    private static DatagramChannels openDatagramPlane(
-        final Context context, final NodeDatagrams datagrams, final TransportDriver driver, final NodeCounters counters)
+    private static DatagramChannels openDatagramPlane(final Context context, final NodeDatagrams datagrams,
+        final TransportDriver driver, final NodeCounters counters, final List<DatagramEndpoint> endpoints)
     {
         final DatagramTransport datagramTransport = datagrams.transport();
         // Defaults suit RDMA hardware; a transport whose round trips are slower (the soft provider) tunes them.
@@ -419,7 +458,10 @@ public final class Rivulet implements AutoCloseable
         {
             endpoint = datagramTransport.openDatagramEndpoint(settings.maxDatagramLength(), 2 * settings.window(),
                 settings.window());
-            return new DatagramChannels(settings, endpoint, counters.factory(), context.maxFrameLength());
+            final DatagramChannels channels =
+                new DatagramChannels(settings, endpoint, counters.factory(), context.maxFrameLength());
+            endpoints.add(endpoint);
+            return channels;
         }
         catch (final IOException | RuntimeException ex)
         {

@@ -131,6 +131,20 @@ public interface DatagramEndpoint extends AutoCloseable
     }
 
     /**
+     * Once, as the node starts and before its engine runs: puts every socket this endpoint receives on, now and
+     * whenever it opens another (a group joined), into {@code watch}, so that an engine sleeping in its transport's
+     * selector wakes for its datagrams. An endpoint that cannot (an RDMA completion queue) answers false, and the
+     * engine then parks instead of sleeping in the selector.
+     *
+     * @param watch the transport driver's ({@link TransportDriver#readinessWatch()}).
+     * @return true when its sockets are watched from now on.
+     */
+    default boolean wakeWhenReadable(final ReadinessWatch watch)
+    {
+        return false;
+    }
+
+    /**
      * Delivers received datagrams to the handler.
      *
      * @param handler receives each datagram.

@@ -60,6 +60,17 @@ public interface TransportDriver extends AutoCloseable
         throw new UnsupportedOperationException("this transport cannot wait for work");
     }
 
+    /**
+     * Where datagram endpoints beside this driver put their sockets so that {@link #awaitWork} also ends when a datagram
+     * arrives ({@link DatagramEndpoint#wakeWhenReadable}).
+     *
+     * @return null unless {@link #canAwaitWork()} and the driver's selector can watch foreign channels.
+     */
+    default ReadinessWatch readinessWatch()
+    {
+        return null;
+    }
+
     /** Any thread: ends the conductor's current {@link #awaitWork}, or its next one at once. */
     default void wakeUp()
     {

@@ -1,5 +1,6 @@
 package io.rivulet.transport.tcp;
 
+import io.rivulet.spi.ReadinessWatch;
 import io.rivulet.spi.SocketAddresses;
 import io.rivulet.spi.TransportDriver;
 import io.rivulet.spi.TransportSettings;
@@ -12,6 +13,8 @@ import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -311,6 +314,44 @@ public final class TcpTransportDriver implements TransportDriver
         finally
         {
             wakeUpRequested = false;
+        }
+    }
+
+    /**
+     * Datagram sockets beside the links (UDP) wake {@link #awaitWork} too: each is registered for reads with a
+     * {@link Watched} attachment, which records nothing (the endpoint reads its own sockets) and closes nothing.
+     */
+    @Override
+    public ReadinessWatch readinessWatch()
+    {
+        return this::watch;
+    }
+
+    private void watch(final SelectableChannel channel)
+    {
+        try
+        {
+            channel.register(selector, SelectionKey.OP_READ, Watched.INSTANCE);
+        }
+        catch (final ClosedChannelException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** A datagram endpoint's socket in this selector: readiness only ends a sleep; its endpoint reads and closes it. */
+    private enum Watched implements Selectable
+    {
+        INSTANCE;
+
+        @Override
+        public void onReady(final int readyOps)
+        {
+        }
+
+        @Override
+        public void close()
+        {
         }
     }
 

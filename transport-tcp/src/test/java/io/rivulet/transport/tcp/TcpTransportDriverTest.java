@@ -16,6 +16,8 @@ import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,6 +126,50 @@ class TcpTransportDriverTest
         final FrameCollector collector = new FrameCollector();
         receive(pair.serverLink(), collector, 1, serverDriver);
         assertThat(collector.frames).hasSize(1);
+    }
+
+    @Test
+    void shouldEndAWaitForWorkWhenAWatchedDatagramSocketIsReadable() throws Exception
+    {
+        try (DatagramChannel watched = DatagramChannel.open(); DatagramChannel peer = DatagramChannel.open())
+        {
+            watched.configureBlocking(false);
+            watched.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            serverDriver.readinessWatch().watch(watched);
+            final Thread waiter = new Thread(() -> serverDriver.awaitWork(60_000), "awaiting-work");
+            waiter.start();
+            await("the waiter in the selector", () -> inSelector(waiter));
+
+            peer.send(ByteBuffer.wrap(new byte[]{1, 2, 3}), watched.getLocalAddress());
+
+            waiter.join(30_000);
+            assertThat(waiter.isAlive()).as("woken by the datagram, not waiting out its 60 s").isFalse();
+            // The watch only wakes: the datagram is still there for the endpoint's own read.
+            assertThat(watched.receive(ByteBuffer.allocate(16))).isNotNull();
+        }
+    }
+
+    @Test
+    void shouldLeaveAWatchedSocketToItsOwnerAndForgetItOnceClosed() throws IOException
+    {
+        final DatagramChannel watched = DatagramChannel.open();
+        watched.configureBlocking(false);
+        watched.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        serverDriver.readinessWatch().watch(watched);
+        try (TcpTransportDriver other = (TcpTransportDriver)new TcpTransport().open(SETTINGS))
+        {
+            other.readinessWatch().watch(watched);
+        }
+
+        // The driver that closed left the socket open: the endpoint owns it.
+        assertThat(watched.isOpen()).isTrue();
+
+        watched.close();
+        // Closed, it leaves the selector: a short wait for work ends at its timeout, with nothing ready.
+        assertThat(serverDriver.awaitWork(1)).isZero();
+        assertThat(serverDriver.awaitWork(1)).isZero();
+        assertThatThrownBy(() -> serverDriver.readinessWatch().watch(watched))
+            .isInstanceOf(java.io.UncheckedIOException.class);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.rivulet.transport.udp;
 
 import io.rivulet.spi.MulticastEndpoint;
+import io.rivulet.spi.ReadinessWatch;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Object2IntHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -128,6 +129,8 @@ public final class UdpEndpoint implements MulticastEndpoint
     private long unknownPeerDatagrams;
     private long groupsJoined;
     private long groupsFailed;
+    /** Where its receiving sockets wake a sleeping engine, once the node asked ({@link #wakeWhenReadable}). */
+    private ReadinessWatch watch;
 
     /**
      * Opens and binds the unicast socket.
@@ -392,6 +395,19 @@ public final class UdpEndpoint implements MulticastEndpoint
      * <p>Done before this returns: {@link #GROUP_JOINED}, or {@link #GROUP_FAILED} with the reason (no multicast
      * interface, the socket refusing to bind or join, a group of the other IP family than the unicast socket's).
      */
+    /** Its unicast socket and every group socket, now and as groups are joined; closing a socket ends its watch. */
+    @Override
+    public boolean wakeWhenReadable(final ReadinessWatch watch)
+    {
+        checkOpen();
+        this.watch = watch;
+        for (int i = 0; i < receiverCount; i++)
+        {
+            watch.watch(receivers[i]);
+        }
+        return true;
+    }
+
     @Override
     public int joinGroup(final String group, final boolean receive)
     {
@@ -724,6 +740,10 @@ public final class UdpEndpoint implements MulticastEndpoint
             receivers = Arrays.copyOf(receivers, 2 * receivers.length);
         }
         receivers[receiverCount++] = channel;
+        if (null != watch)
+        {
+            watch.watch(channel);
+        }
     }
 
     private void removeReceiver(final DatagramChannel channel)

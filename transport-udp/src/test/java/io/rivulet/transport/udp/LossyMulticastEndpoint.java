@@ -2,6 +2,7 @@ package io.rivulet.transport.udp;
 
 import io.rivulet.protocol.datagram.multicast.MulticastHeader;
 import io.rivulet.spi.MulticastEndpoint;
+import io.rivulet.spi.ReadinessWatch;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntHashSet;
@@ -213,6 +214,13 @@ final class LossyMulticastEndpoint implements MulticastEndpoint
     {
         dropping.handler = handler;
         return endpoint.poll(dropping, limit);
+    }
+
+    /** As the real endpoint: its sockets wake a sleeping engine; a datagram it then drops woke it for nothing. */
+    @Override
+    public boolean wakeWhenReadable(final ReadinessWatch watch)
+    {
+        return endpoint.wakeWhenReadable(watch);
     }
 
     @Override

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.channels.SelectableChannel;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -101,6 +102,26 @@ class UdpMulticastTest
     static class InNamespace extends Endpoints
     {
         private static final String GROUP = "239.1.2.3:40456";
+
+        @Test
+        void shouldPutEveryReceivingSocketInTheWatchNowAndAsGroupsAreJoined() throws IOException
+        {
+            final UdpEndpoint receiver = onLoopback();
+            final List<SelectableChannel> watched = new ArrayList<>();
+
+            assertThat(receiver.wakeWhenReadable(watched::add)).isTrue();
+            assertThat(watched).as("the unicast socket").hasSize(1);
+            final int sendOnly = receiver.joinGroup("239.1.2.4:40456", false);
+            assertThat(receiver.groupState(sendOnly)).isEqualTo(MulticastEndpoint.GROUP_JOINED);
+            assertThat(watched).as("a group only sent to has no socket of its own").hasSize(1);
+            final int group = receiver.joinGroup(GROUP, true);
+            assertThat(receiver.groupState(group)).isEqualTo(MulticastEndpoint.GROUP_JOINED);
+
+            assertThat(watched).as("and the group's socket").hasSize(2).doesNotHaveDuplicates();
+            assertThat(watched).allMatch(SelectableChannel::isOpen);
+            receiver.leaveGroup(group);
+            assertThat(watched.get(1).isOpen()).as("left: its socket closed, which ends its watch").isFalse();
+        }
 
         @Test
         void shouldDeliverEveryDatagramToEveryReceiverNamedAsTheSender() throws IOException

@@ -13,6 +13,7 @@ import io.rivulet.spi.DatagramProvider;
 import io.rivulet.spi.MulticastEndpoint;
 import io.rivulet.spi.MulticastSettings;
 import io.rivulet.spi.MulticastTransport;
+import io.rivulet.spi.ReadinessWatch;
 import io.rivulet.spi.TransportSettings;
 import io.rivulet.tck.Await;
 import io.rivulet.tck.NetworkNamespace;
@@ -373,6 +374,13 @@ class UdpTopicMulticastTest
             {
                 this.endpoint = endpoint;
                 this.random = random;
+            }
+
+            /** As the real endpoint: the engines sleep in their selectors, woken by datagrams, dropped ones included. */
+            @Override
+            public boolean wakeWhenReadable(final ReadinessWatch watch)
+            {
+                return endpoint.wakeWhenReadable(watch);
             }
 
             @Override

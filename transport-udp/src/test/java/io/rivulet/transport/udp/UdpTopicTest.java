@@ -109,6 +109,9 @@ class UdpTopicTest
             assertThat(publisherFile.counters(CounterTypes.UD_CWND)).hasSize(1);
             assertThat(subscriberFile.counters(CounterTypes.UD_CWND)).hasSize(1);
             Await.until("the path's RTT sampled", () -> publisherFile.sum(CounterTypes.UD_RTT_NS) > 0);
+            // With UDP sockets beside TCP the engines still sleep in the selector, woken by datagrams too.
+            assertThat(publisherFile.sum(CounterTypes.NODE_ENGINE_SLEEPS)).isPositive();
+            assertThat(subscriberFile.sum(CounterTypes.NODE_ENGINE_SLEEPS)).isPositive();
         }
         assertThat(errors).isEmpty();
     }

@@ -315,13 +315,6 @@ public final class Rivulet implements AutoCloseable
     }
 
     /**
-     * Topic multicast: the publishing plane (an endpoint for the sender thread) when topics go to groups, the receiving
-     * plane (an endpoint for the conductor) when the node takes them. Where the network has no multicast, or an
-     * endpoint cannot be opened, the node says so once and serves its topics per path.
-     *
-     * @return true when a plane runs.
-     */
-    /**
      * Whether an engine sleeping in the driver's selector would wake for every datagram endpoint's datagrams: each puts
      * its sockets in the driver's {@link ReadinessWatch}, or none is asked (an RDMA endpoint cannot, and the engine
      * then parks).
@@ -347,7 +340,12 @@ public final class Rivulet implements AutoCloseable
         return true;
     }
 
-    /** Opens the multicast endpoints the settings ask for, adding them to {@code endpoints}, and hands them to topics. */
+    /**
+     * Topic multicast: the publishing plane (an endpoint for the sender thread) when topics go to groups, the receiving
+     * plane (an endpoint for the conductor) when the node takes them, each endpoint added to {@code endpoints}. Where
+     * the network has no multicast, or an endpoint cannot be opened, the node says so once and serves its topics per
+     * path.
+     */
     private static void openMulticast(final Context context, final NodeDatagrams datagrams, final TopicRegistry topics,
         final List<DatagramEndpoint> endpoints)
     {

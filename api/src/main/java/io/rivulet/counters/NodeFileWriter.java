@@ -447,17 +447,24 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
         @Override
         public void free(final int counterId)
         {
+            final boolean reusedAtOnce;
             synchronized (this)
             {
                 super.free(counterId);
-                if (reusedOnClose.get(counterId))
+                reusedAtOnce = reusedOnClose.get(counterId);
+                reusedOnClose.clear(counterId);
+            }
+            listeners.freed(counterId); // outside the lock: a listener may read the counters
+            if (reusedAtOnce)
+            {
+                // Reusable now, not in a second (the deadline Agrona just set, which kept churned slots out of use),
+                // and only after the listeners heard of the free: one of them must not hear of a new counter in the
+                // slot first.
+                synchronized (this)
                 {
-                    // Free now: the deadline Agrona just set, a second away, is what kept churned slots out of use.
-                    reusedOnClose.clear(counterId);
                     metaDataBuffer.putLong(metaDataOffset(counterId) + FREE_FOR_REUSE_DEADLINE_OFFSET, 0L);
                 }
             }
-            listeners.freed(counterId); // outside the lock: a listener may read the counters
         }
 
         @Override

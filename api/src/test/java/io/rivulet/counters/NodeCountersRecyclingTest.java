@@ -114,6 +114,39 @@ class NodeCountersRecyclingTest
         }
     }
 
+    /** A listener (the Micrometer binder) must hear of a free before another counter can take the slot. */
+    @Test
+    void shouldNotReuseAConnectionsSlotBeforeTheListenersHeardOfItsFree()
+    {
+        final NodeFileWriter nodeFile = NodeFileWriter.inMemory("listeners", SLOTS, 4096);
+        try (NodeCounters counters = new NodeCounters(nodeFile))
+        {
+            final ConnectionCounters connection = counters.connectionCounters();
+            final int whileOpen = nodeFile.availableCounters();
+            final List<Integer> availableWhenTold = new ArrayList<>();
+            nodeFile.addListener(new CountersListener()
+            {
+                @Override
+                public void onAllocated(final int counterId)
+                {
+                }
+
+                @Override
+                public void onFreed(final int counterId)
+                {
+                    availableWhenTold.add(nodeFile.availableCounters());
+                }
+            });
+
+            connection.close();
+
+            assertThat(availableWhenTold).as("slots reusable as each free was told")
+                .containsExactly(whileOpen, whileOpen + 1, whileOpen + 2, whileOpen + 3, whileOpen + 4,
+                    whileOpen + 5, whileOpen + 6, whileOpen + 7);
+            assertThat(nodeFile.availableCounters()).isEqualTo(whileOpen + ConnectionCounters.COUNTERS);
+        }
+    }
+
     @Test
     void shouldFreeWhatAConnectionTookWhenItsCountersDoNotAllFit()
     {

@@ -990,7 +990,9 @@ public final class Rivulet implements AutoCloseable
         private boolean countersFile = flag("rivulet.countersFile", true);
         private boolean deleteCountersOnClose =
             flag("rivulet.countersDeleteOnClose", true);
-        private int maxCounters = size("rivulet.maxCounters", 1024);
+        /** 0 while neither the property nor {@link #maxCounters(int)} gave it: then sized from maxConnections. */
+        private int maxCounters = size("rivulet.maxCounters", 0);
+        private boolean maxCountersGiven = System.getProperty("rivulet.maxCounters") != null;
         private int errorLogLength = size("rivulet.errorLogLength", 1024 * 1024);
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private ThreadFactory threadFactory;
@@ -1641,19 +1643,38 @@ public final class Rivulet implements AutoCloseable
         }
 
         /**
-         * Counter slots in the node file ({@code rivulet.maxCounters}, 1024): 640 bytes each; a connection takes
-         * 8, a publication 5.
+         * Counter slots in the node file ({@code rivulet.maxCounters}): 640 bytes each (of a mapped file: a page is
+         * backed once a counter on it is used); a connection takes 8, a publication 5. By default
+         * {@value #BASE_COUNTERS} plus 8 for each of {@link #maxConnections(int)} (33,792 for the default 4,096, at
+         * most 1,048,576), so that every connection the node may hold has counters of its own; the connections beyond
+         * the slots share one overflow set that tools do not see.
          */
         public Context maxCounters(final int maxCounters)
         {
             assigned.add("maxCounters");
+            maxCountersGiven = true;
             this.maxCounters = maxCounters;
             return this;
         }
 
+        /** @return the slots given, else those sized from {@link #maxConnections()}. */
         public int maxCounters()
         {
-            return maxCounters;
+            return maxCountersGiven ? maxCounters : defaultMaxCounters(maxConnections);
+        }
+
+        /** Slots beside the connections': node totals, errors by type, publications, topics, datagram paths. */
+        public static final int BASE_COUNTERS = 1024;
+
+        /**
+         * @param maxConnections the node's {@link #maxConnections(int)}.
+         * @return the default {@link #maxCounters(int)}: {@link #BASE_COUNTERS} and a connection's 8 counters for
+         *         each connection, at most 1,048,576.
+         */
+        public static int defaultMaxCounters(final int maxConnections)
+        {
+            return (int)Math.min(1 << 20,
+                BASE_COUNTERS + (long)io.rivulet.counters.ConnectionCounters.COUNTERS * Math.max(0, maxConnections));
         }
 
         /**
@@ -1916,7 +1937,7 @@ public final class Rivulet implements AutoCloseable
             multicastSettingsGiven = multicastSettings != null;
             multicastSettings = (multicastSettings == null ? new io.rivulet.spi.MulticastSettings() : multicastSettings)
                 .validate();
-            check(maxCounters >= 64 && maxCounters <= 1 << 20, "maxCounters", maxCounters,
+            check(maxCounters() >= 64 && maxCounters() <= 1 << 20, "maxCounters", maxCounters(),
                 "must be within 64 and 1048576, e.g. 1024");
             check(errorLogLength >= 4096 && errorLogLength <= 64 * 1024 * 1024, "errorLogLength",
                 shownSize(errorLogLength), "must be within 4k and 64m, e.g. 1m");
@@ -2084,7 +2105,7 @@ public final class Rivulet implements AutoCloseable
                 ", countersDir=" + countersDirectory +
                 ", countersFile=" + countersFile +
                 ", countersDeleteOnClose=" + deleteCountersOnClose +
-                ", maxCounters=" + maxCounters +
+                ", maxCounters=" + maxCounters() +
                 ", errorLogLength=" + shownSize(errorLogLength) +
                 ", engineFailure=" + engineFailure.name().toLowerCase(java.util.Locale.ROOT) +
                 ", extensions=" + extensions.size() +

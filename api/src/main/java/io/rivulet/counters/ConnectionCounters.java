@@ -5,7 +5,8 @@ import org.agrona.concurrent.status.AtomicCounter;
 /**
  * One connection's counters (frames, bytes and messages each way, credit stalls, back-pressure), labelled
  * with the connection id and remote address, plus the node-wide totals they roll up into. Allocated when the
- * connection opens and {@link #close() freed} when it finishes.
+ * connection opens and {@link #close() freed} when it finishes, for the next connection to take at once; the
+ * connections the node file has no room for share one set instead ({@link NodeCounters#overflowRegion()}).
  *
  * <p>Writers: the conductor (inbound), the sender agent ({@link #onFramesSent}), producer threads
  * ({@link #creditStalls()}, {@link #backPressure()}).
@@ -35,6 +36,8 @@ public final class ConnectionCounters implements AutoCloseable
     private final AtomicCounter creditStalls;
     private final AtomicCounter backPressure;
     private final LatencyHistogram requestLatency;
+    /** False for a connection that shares the overflow set: its close frees nothing. */
+    private final boolean owned;
 
     /**
      * @param connectionId          unique in the node; shown in labels and logs.
@@ -82,16 +85,72 @@ public final class ConnectionCounters implements AutoCloseable
         this.setupTimeouts = setupTimeouts;
         this.limitRejections = limitRejections;
         this.requestLatency = requestLatency;
-        framesIn = own(factory, CounterTypes.CONNECTION_FRAMES_IN, "frames in");
-        bytesIn = own(factory, CounterTypes.CONNECTION_BYTES_IN, "bytes in");
-        messagesIn = own(factory, CounterTypes.CONNECTION_MESSAGES_IN, "messages in");
-        framesOut = own(factory, CounterTypes.CONNECTION_FRAMES_OUT, "frames out");
-        bytesOut = own(factory, CounterTypes.CONNECTION_BYTES_OUT, "bytes out");
-        messagesOut = own(factory, CounterTypes.CONNECTION_MESSAGES_OUT, "messages out");
-        creditStalls = RollUpCounter.of(own(factory, CounterTypes.CONNECTION_CREDIT_STALLS, "credit stalls"),
-            nodeCreditStalls, factory.countersReader().valuesBuffer());
-        backPressure = RollUpCounter.of(own(factory, CounterTypes.CONNECTION_BACK_PRESSURE, "back-pressure events"),
-            nodeBackPressure, factory.countersReader().valuesBuffer());
+        final AtomicCounter[] own = new AtomicCounter[COUNTERS];
+        try
+        {
+            own[0] = own(factory, CounterTypes.CONNECTION_FRAMES_IN, "frames in");
+            own[1] = own(factory, CounterTypes.CONNECTION_BYTES_IN, "bytes in");
+            own[2] = own(factory, CounterTypes.CONNECTION_MESSAGES_IN, "messages in");
+            own[3] = own(factory, CounterTypes.CONNECTION_FRAMES_OUT, "frames out");
+            own[4] = own(factory, CounterTypes.CONNECTION_BYTES_OUT, "bytes out");
+            own[5] = own(factory, CounterTypes.CONNECTION_MESSAGES_OUT, "messages out");
+            own[6] = own(factory, CounterTypes.CONNECTION_CREDIT_STALLS, "credit stalls");
+            own[7] = own(factory, CounterTypes.CONNECTION_BACK_PRESSURE, "back-pressure events");
+        }
+        catch (final RuntimeException ex)
+        {
+            // The region filled part way (another thread took the room): give back what was taken, or it is lost.
+            for (final AtomicCounter counter : own)
+            {
+                if (counter != null)
+                {
+                    counter.close();
+                }
+            }
+            throw ex;
+        }
+        framesIn = own[0];
+        bytesIn = own[1];
+        messagesIn = own[2];
+        framesOut = own[3];
+        bytesOut = own[4];
+        messagesOut = own[5];
+        creditStalls = RollUpCounter.of(own[6], nodeCreditStalls, factory.countersReader().valuesBuffer());
+        backPressure = RollUpCounter.of(own[7], nodeBackPressure, factory.countersReader().valuesBuffer());
+        owned = true;
+    }
+
+    /**
+     * A connection that counts in a set it shares with others (the node's overflow set): the same counters and
+     * totals, its own id and address; {@link #close()} frees nothing.
+     *
+     * @param connectionId  unique in the node.
+     * @param remoteAddress the peer.
+     * @param shared        the set it counts in.
+     */
+    ConnectionCounters(final long connectionId, final String remoteAddress, final ConnectionCounters shared)
+    {
+        this.connectionId = connectionId;
+        this.remoteAddress = remoteAddress;
+        framesReceived = shared.framesReceived;
+        bytesReceived = shared.bytesReceived;
+        fireAndForgetReceived = shared.fireAndForgetReceived;
+        protocolErrors = shared.protocolErrors;
+        connectionsLost = shared.connectionsLost;
+        connectionsClosed = shared.connectionsClosed;
+        setupsRejected = shared.setupsRejected;
+        setupTimeouts = shared.setupTimeouts;
+        limitRejections = shared.limitRejections;
+        requestLatency = shared.requestLatency;
+        framesIn = shared.framesIn;
+        bytesIn = shared.bytesIn;
+        messagesIn = shared.messagesIn;
+        framesOut = shared.framesOut;
+        bytesOut = shared.bytesOut;
+        messagesOut = shared.messagesOut;
+        creditStalls = shared.creditStalls;
+        backPressure = shared.backPressure;
+        owned = false;
     }
 
     /** @return the connection id, unique in the node. */
@@ -198,6 +257,10 @@ public final class ConnectionCounters implements AutoCloseable
     @Override
     public void close()
     {
+        if (!owned)
+        {
+            return;
+        }
         framesIn.close();
         bytesIn.close();
         messagesIn.close();
@@ -216,7 +279,7 @@ public final class ConnectionCounters implements AutoCloseable
 
     private AtomicCounter own(final NodeFileWriter factory, final int typeId, final String what)
     {
-        return factory.newCounter(typeId, connectionId, remoteAddress,
+        return factory.newCounterReusedOnClose(typeId, connectionId, remoteAddress,
             "conn " + connectionId + " " + what + " (" + remoteAddress + ")");
     }
 }

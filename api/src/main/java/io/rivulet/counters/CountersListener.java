@@ -18,7 +18,8 @@ public interface CountersListener
     void onAllocated(int counterId);
 
     /**
-     * @param counterId the slot just freed; it is not reused for a second or more.
+     * @param counterId the slot just freed; it is not reused before this call returns: a connection's slot may be
+     *                  taken right after, any other only a second or more later.
      */
     void onFreed(int counterId);
 }

@@ -24,9 +24,15 @@ public final class NodeCounters implements AutoCloseable
     private final ConcurrentHashMap<String, AtomicCounter> errorsByType = new ConcurrentHashMap<>();
     private final AtomicLong nextConnectionId = new AtomicLong(1);
     private volatile boolean warnedFull;
-    /** Room for the counters of 1,024 connections the node file cannot hold. */
-    private static final int OVERFLOW_COUNTERS = ConnectionCounters.COUNTERS * 1024;
-    private NodeFileWriter overflow;
+    /** The overflow region's slots: its heartbeat and the one shared set of a connection's counters. */
+    private static final int OVERFLOW_SLOTS = 1 + ConnectionCounters.COUNTERS;
+    /**
+     * Where the connections the node file has no slots for count, made once: direct memory, since Agrona prints a
+     * line for every counters region on a heap {@code byte[]}, and one set, since a region per connection was made
+     * and printed once per connection under churn.
+     */
+    private final NodeFileWriter overflow;
+    private final ConnectionCounters overflowCounters;
 
     /** Frames written to links (sender). */
     public final AtomicCounter framesSent;
@@ -107,6 +113,9 @@ public final class NodeCounters implements AutoCloseable
         engineSleeps = node(CounterTypes.NODE_ENGINE_SLEEPS, "engine sleeps in the transport");
         engineLoans = node(CounterTypes.NODE_ENGINE_LOANS, "engine cycles lent to blocked callers");
         requestLatency = nodeFile.histogram(NodeFileLayout.HISTOGRAM_REQUEST_RESPONSE);
+        overflow = NodeFileWriter.inMemory(nodeFile.nodeName() + " overflow", OVERFLOW_SLOTS, 4096);
+        overflowCounters = newConnectionCounters(CounterTypes.NO_OWNER, "connections beyond the node file's slots",
+            overflow);
     }
 
     /** @return a reader over every counter, for tools and tests. */
@@ -141,7 +150,9 @@ public final class NodeCounters implements AutoCloseable
 
     /**
      * Allocates a connection's own counters (labelled with its id and remote address), which also add to the
-     * node-wide totals. Close the result when the connection finishes.
+     * node-wide totals. Close the result when the connection finishes: its slots are free for the next connection at
+     * once. A connection the node file has no room for gets the overflow set every such connection shares
+     * ({@link #overflowRegion()}): its own values are then those of all of them, and tools do not see them.
      *
      * @param connectionId  from {@link #nextConnectionId()}.
      * @param remoteAddress the peer, for the label and tag.
@@ -149,9 +160,8 @@ public final class NodeCounters implements AutoCloseable
      */
     public ConnectionCounters connectionCounters(final long connectionId, final String remoteAddress)
     {
-        // Room is checked before allocating: under connection churn a full region (freed slots wait a second before
-        // reuse) would otherwise throw for every new connection. The catches are for another thread taking the room
-        // in between.
+        // Room is checked before allocating: a full region would otherwise throw for every new connection under churn.
+        // The catch is for another thread taking the room in between (what the connection took is freed again).
         if (nodeFile.availableCounters() >= ConnectionCounters.COUNTERS)
         {
             try
@@ -160,11 +170,11 @@ public final class NodeCounters implements AutoCloseable
             }
             catch (final IllegalStateException full)
             {
-                // taken meanwhile: on to the overflow region
+                // taken meanwhile: on to the overflow set
             }
         }
         // The node file is full (rivulet.maxCounters): the connection still works and still adds to the node totals;
-        // its own counters go to a private region that tools do not see.
+        // its own counters are the overflow set every such connection shares.
         if (!warnedFull)
         {
             warnedFull = true;
@@ -172,19 +182,7 @@ public final class NodeCounters implements AutoCloseable
                 "later ones are not counted individually", nodeFile.nodeName(), reader().maxCounterId() + 1,
                 connectionId, remoteAddress);
         }
-        final NodeFileWriter shared = overflow();
-        if (shared.availableCounters() >= ConnectionCounters.COUNTERS)
-        {
-            try
-            {
-                return newConnectionCounters(connectionId, remoteAddress, shared);
-            }
-            catch (final IllegalStateException full)
-            {
-                // taken meanwhile: a region of its own
-            }
-        }
-        return newConnectionCounters(connectionId, remoteAddress, NodeFileWriter.onHeap("overflow", 64, 4096));
+        return new ConnectionCounters(connectionId, remoteAddress, overflowCounters);
     }
 
     private ConnectionCounters newConnectionCounters(
@@ -196,19 +194,12 @@ public final class NodeCounters implements AutoCloseable
     }
 
     /**
-     * One private region for every connection the node file has no room for, made once, on the heap: connections
-     * come and go by the thousand under churn, and a region each (48 KiB of direct memory) waited for GC to be freed.
+     * @return the region of the one set of connection counters that every connection beyond the node file's slots
+     *         shares: made with the node, in direct memory, the same for the node's life (in-process readers only).
      */
-    private NodeFileWriter overflow()
+    public NodeFileWriter overflowRegion()
     {
-        synchronized (this)
-        {
-            if (overflow == null)
-            {
-                overflow = NodeFileWriter.onHeap("overflow", OVERFLOW_COUNTERS, 4096);
-            }
-            return overflow;
-        }
+        return overflow;
     }
 
     /**
@@ -251,6 +242,7 @@ public final class NodeCounters implements AutoCloseable
     @Override
     public void close()
     {
+        overflow.close();
         nodeFile.close();
     }
 

@@ -39,7 +39,7 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
     private final boolean deleteOnClose;
     private final ByteBuffer mapped;
     private final UnsafeBuffer header;
-    private final CountersManager manager;
+    private final SerialCountersManager manager;
     /** Who follows allocations and frees ({@link #addListener}); empty costs a volatile read per allocation. */
     private final Listeners listeners = new Listeners();
     private final DistinctErrorLog errorLog;
@@ -161,21 +161,24 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
         return new NodeFileWriter(null, false, buffer, nodeName, maxCounters, errorLogLength);
     }
 
-    /**
-     * The same layout on the heap, for a region that lives as long as one connection: GC frees it with the
-     * connection, with no direct memory waiting for a collection the heap may never need.
-     *
-     * @return the writer; {@link #file()} is null.
-     */
-    public static NodeFileWriter onHeap(final String nodeName, final int maxCounters, final int errorLogLength)
-    {
-        final ByteBuffer buffer = ByteBuffer.allocate(Math.toIntExact(NodeFileLayout.fileLength(maxCounters,
-            errorLogLength)));
-        return new NodeFileWriter(null, false, buffer, nodeName, maxCounters, errorLogLength);
-    }
-
     @Override
     public AtomicCounter newCounter(final int typeId, final long ownerId, final String tag, final String label)
+    {
+        return newCounter(typeId, ownerId, tag, label, false);
+    }
+
+    /**
+     * A counter whose slot is free for reuse as soon as it is closed, not after the usual second: for counters no
+     * thread writes once they are closed (or whose late writes {@link RollUpCounter} drops), such as a connection's,
+     * which churn would otherwise keep out of the node file.
+     */
+    AtomicCounter newCounterReusedOnClose(final int typeId, final long ownerId, final String tag, final String label)
+    {
+        return newCounter(typeId, ownerId, tag, label, true);
+    }
+
+    private AtomicCounter newCounter(
+        final int typeId, final long ownerId, final String tag, final String label, final boolean reusedOnClose)
     {
         final byte[] tagBytes = truncate(tag == null ? "" : tag, MAX_TAG_LENGTH);
         final AtomicCounter counter;
@@ -187,6 +190,7 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
                 key.putBytes(Integer.BYTES, tagBytes);
             });
             manager.setCounterOwnerId(id, ownerId);
+            manager.reusedOnClose(id, reusedOnClose);
             counter = new AtomicCounter(manager.valuesBuffer(), id, manager);
         }
         listeners.allocated(counter.id());
@@ -195,7 +199,7 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
 
     /**
      * @return counters that can be allocated now: slots never used and freed ones past their reuse delay (a slot
-     *         freed less than a second ago is not yet).
+     *         freed less than a second ago is not yet, unless it was {@link #newCounterReusedOnClose reused on close}).
      */
     public int availableCounters()
     {
@@ -406,10 +410,14 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
         return java.util.Arrays.copyOf(bytes, length);
     }
 
-    /** A counters manager whose allocation and freeing are serialised, since several threads allocate. */
+    /**
+     * A counters manager whose allocation and freeing are serialised, since several threads allocate; the slots marked
+     * {@link #reusedOnClose} skip Agrona's reuse delay when freed.
+     */
     private static final class SerialCountersManager extends CountersManager
     {
         private final Listeners listeners;
+        private final java.util.BitSet reusedOnClose = new java.util.BitSet();
 
         SerialCountersManager(final AtomicBuffer metadata, final AtomicBuffer values, final Listeners listeners)
         {
@@ -431,14 +439,32 @@ public final class NodeFileWriter implements CounterFactory, AutoCloseable
             return super.allocate(typeId, keyBuffer, keyOffset, keyLength, labelBuffer, labelOffset, labelLength);
         }
 
+        synchronized void reusedOnClose(final int counterId, final boolean reused)
+        {
+            reusedOnClose.set(counterId, reused);
+        }
+
         @Override
         public void free(final int counterId)
         {
+            final boolean reusedAtOnce;
             synchronized (this)
             {
                 super.free(counterId);
+                reusedAtOnce = reusedOnClose.get(counterId);
+                reusedOnClose.clear(counterId);
             }
             listeners.freed(counterId); // outside the lock: a listener may read the counters
+            if (reusedAtOnce)
+            {
+                // Reusable now, not in a second (the deadline Agrona just set, which kept churned slots out of use),
+                // and only after the listeners heard of the free: one of them must not hear of a new counter in the
+                // slot first.
+                synchronized (this)
+                {
+                    metaDataBuffer.putLong(metaDataOffset(counterId) + FREE_FOR_REUSE_DEADLINE_OFFSET, 0L);
+                }
+            }
         }
 
         @Override

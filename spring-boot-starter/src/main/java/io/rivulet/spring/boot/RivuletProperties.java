@@ -139,7 +139,7 @@ public class RivuletProperties
     /** Whether a clean close deletes the node file. Default true. */
     private Boolean countersDeleteOnClose;
 
-    /** Counter slots in the node file. Default 1024. */
+    /** Counter slots in the node file. Default 1024 plus 8 per connection of maxConnections (33,792). */
     private Integer maxCounters;
 
     /** Bytes of the distinct error log in the node file. Default 1m. Bytes, 64k, 16m, 1g or 64KB. */

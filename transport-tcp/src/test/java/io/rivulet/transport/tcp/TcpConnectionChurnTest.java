@@ -39,9 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Three measures, before and after: the transport's own direct bytes (its driver's count: must come back exactly),
  * the JVM's "direct" buffer pool, and the resident set ({@code VmRSS}). Against a bare driver they measure the
- * transport alone. Against a node they also see what the engine allocates per connection: its outbound ring, and,
- * once the node file's counters are spent, a private counters region; those must be freed on close as well for the
- * node's figures to stay flat.
+ * transport alone. Against a node they also see what the engine allocates per connection, its outbound ring, which
+ * must be freed on close as well for the node's figures to stay flat (connections past the node file's counter slots
+ * share the node's one overflow set, made at start: {@link TcpCountersChurnTest}).
  */
 class TcpConnectionChurnTest
 {
@@ -130,8 +130,8 @@ class TcpConnectionChurnTest
             assertThat(after[OPENED]).as(figures).isEqualTo(WARM_UP_CYCLES + CYCLES);
             assertThat(after[TRANSPORT_BYTES]).as("the transport's direct bytes: every link's buffers freed on " +
                 "close; " + figures).isEqualTo(before[TRANSPORT_BYTES]);
-            // These see the engine's per-connection allocations too (its outbound ring; a counters region once the
-            // node file is full), which must be freed on close as well.
+            // These see the engine's per-connection allocations too (its outbound ring), which must be freed on close
+            // as well.
             assertThat(after[DIRECT_BYTES] - before[DIRECT_BYTES]).as("direct pool growth; " + figures)
                 .isLessThan(MAX_DIRECT_GROWTH);
             assertThat((after[RSS_KB] - before[RSS_KB]) * 1024).as("VmRSS growth; " + figures)

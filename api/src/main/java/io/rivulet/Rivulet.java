@@ -120,10 +120,14 @@ public final class Rivulet implements AutoCloseable
     private final ReplyWait.Lender lender;
     private final Codecs codecs;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The thread that began {@link #close()}. */
+    private volatile Thread closingThread;
     /** Counted down once the engine has stopped, whoever closed the node. */
     private final CountDownLatch stopped = new CountDownLatch(1);
     /** {@link #onClose()}: empty once the node has stopped, or the engine's failure as soon as it failed. */
     private final Sinks.Empty<Void> closedSignal = Sinks.empty();
+    /** {@link #onEnding()}: empty as soon as {@link #close()} begins, or the engine's failure as soon as it failed. */
+    private final Sinks.Empty<Void> endingSignal = Sinks.empty();
 
     private Rivulet(final Context context)
     {
@@ -290,6 +294,7 @@ public final class Rivulet implements AutoCloseable
         try
         {
             // Before the error handler, which may close the node: onClose() then reports the failure, not the close.
+            endingSignal.tryEmitError(failStop.failure());
             closedSignal.tryEmitError(failStop.failure());
         }
         catch (final Throwable ignore)
@@ -584,11 +589,12 @@ public final class Rivulet implements AutoCloseable
      * @param responder handlers for requests the server makes over the connection.
      * @param retry     the back-off between failed connection attempts, e.g.
      *                  {@code Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(5))}.
-     * @return the live connection for every subscriber while it is open; a new one after it closes.
+     * @return the live connection for every subscriber while it is open; a new one after it closes; an error at
+     *         once, retrying no more, when this node's engine failed or the node is closed.
      */
     public Mono<Connection> connect(final String address, final Responder responder, final Retry retry)
     {
-        return new Reconnector(() -> connect(address, responder), retry).connection();
+        return new Reconnector(this, () -> connect(address, responder), retry).connection();
     }
 
     /**
@@ -771,6 +777,17 @@ public final class Rivulet implements AutoCloseable
     }
 
     /**
+     * The node's end as those that connect through it need it ({@link Reconnector}): earlier than {@link #onClose()},
+     * it completes as soon as {@link #close()} begins, and fails with the engine's failure as soon as it failed.
+     *
+     * @return completes when the node begins to close, or fails with the engine's failure.
+     */
+    Mono<Void> onEnding()
+    {
+        return endingSignal.asMono();
+    }
+
+    /**
      * Closes every connection (in-flight streams end with {@link ConnectionClosedException}) and
      * server, then stops the engine. Waits at most a few seconds. Idempotent. After an engine failure (see
      * {@link EngineFailure}) it releases what is left at once and keeps the node file, which says DEAD and why.
@@ -787,12 +804,15 @@ public final class Rivulet implements AutoCloseable
     {
         if (!closed.compareAndSet(false, true))
         {
-            if (!isInsideDutyCycle())
+            // The closing thread itself comes back here from a subscriber of onEnding(): waiting would wait for itself.
+            if (!isInsideDutyCycle() && closingThread != Thread.currentThread())
             {
                 awaitStopped(); // another thread (perhaps a closer started from a cycle) is closing the node
             }
             return;
         }
+        closingThread = Thread.currentThread();
+        endingSignal.tryEmitEmpty(); // does nothing after the engine's failure
         try
         {
             topics.closeAll();

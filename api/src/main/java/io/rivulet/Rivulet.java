@@ -946,6 +946,8 @@ public final class Rivulet implements AutoCloseable
         private int maxPendingRequests = size("rivulet.maxPendingRequests", ProtocolSettings.DEFAULT_MAX_PENDING_REQUESTS);
         private long maxParkedBytes = sizeLong("rivulet.maxParkedBytes", ProtocolSettings.DEFAULT_MAX_PARKED_BYTES);
         private int maxConnections = size("rivulet.maxConnections", ProtocolSettings.DEFAULT_MAX_CONNECTIONS);
+        private int maxPendingSetupsPerAddress = size("rivulet.maxPendingSetupsPerAddress",
+            ProtocolSettings.DEFAULT_MAX_PENDING_SETUPS_PER_ADDRESS);
         private long maxConnectionMemory = sizeLong("rivulet.maxConnectionMemory",
             ProtocolSettings.DEFAULT_MAX_CONNECTION_MEMORY);
         private long maxNodeMemory = sizeLong("rivulet.maxNodeMemory", ProtocolSettings.defaultMaxNodeMemory());
@@ -1332,6 +1334,27 @@ public final class Rivulet implements AutoCloseable
         public int maxConnections()
         {
             return maxConnections;
+        }
+
+        /**
+         * Accepted connections from one remote address (its host, not the port) that may wait for their SETUP at
+         * once ({@code rivulet.maxPendingSetupsPerAddress}, 256). One more from that address is closed at once, before
+         * the node makes anything for it, and counted in {@code limit rejections} (logged at most once a second, with
+         * the count); other addresses are still accepted. A connection frees its slot when its SETUP is accepted or it
+         * begins to close. So one address opening thousands of idle sockets holds at most this many of the
+         * {@link #maxConnections} slots, each until {@link #setupTimeout}. Clients behind one NAT share the bound:
+         * raise it for a crowd of them that connects at once.
+         */
+        public Context maxPendingSetupsPerAddress(final int maxPendingSetupsPerAddress)
+        {
+            assigned.add("maxPendingSetupsPerAddress");
+            this.maxPendingSetupsPerAddress = maxPendingSetupsPerAddress;
+            return this;
+        }
+
+        public int maxPendingSetupsPerAddress()
+        {
+            return maxPendingSetupsPerAddress;
         }
 
         /**
@@ -1869,6 +1892,8 @@ public final class Rivulet implements AutoCloseable
             // No lower bound against maxMessageLength: a message is refused only when others are parked already.
             check(maxParkedBytes >= 1, "maxParkedBytes", shownSize(maxParkedBytes), "must be positive, e.g. 64m");
             check(maxConnections >= 1, "maxConnections", maxConnections, "must be positive, e.g. 10000");
+            check(maxPendingSetupsPerAddress >= 1, "maxPendingSetupsPerAddress", maxPendingSetupsPerAddress,
+                "must be positive, e.g. 256");
             check(maxConnectionMemory >= maxMessageLength, "maxConnectionMemory", shownSize(maxConnectionMemory),
                 "must hold one message of maxMessageLength " + shownSize(maxMessageLength) + ", e.g. 128m");
             check(maxNodeMemory >= maxMessageLength, "maxNodeMemory", shownSize(maxNodeMemory),
@@ -2054,6 +2079,7 @@ public final class Rivulet implements AutoCloseable
                 ", maxPendingRequests=" + maxPendingRequests +
                 ", maxParkedBytes=" + shownSize(maxParkedBytes) +
                 ", maxConnections=" + maxConnections +
+                ", maxPendingSetupsPerAddress=" + maxPendingSetupsPerAddress +
                 ", maxConnectionMemory=" + shownSize(maxConnectionMemory) +
                 ", maxNodeMemory=" + shownSize(maxNodeMemory) +
                 ", maxKeepaliveTimeout=" + shownDuration(maxKeepaliveTimeoutNs) +
@@ -2080,7 +2106,8 @@ public final class Rivulet implements AutoCloseable
         {
             return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
                 keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
-                maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs);
+                maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs,
+                maxPendingSetupsPerAddress);
         }
     }
 }

@@ -121,10 +121,14 @@ public final class Rivulet implements AutoCloseable
     private final ReplyWait.Lender lender;
     private final Codecs codecs;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The thread that began {@link #close()}. */
+    private volatile Thread closingThread;
     /** Counted down once the engine has stopped, whoever closed the node. */
     private final CountDownLatch stopped = new CountDownLatch(1);
     /** {@link #onClose()}: empty once the node has stopped, or the engine's failure as soon as it failed. */
     private final Sinks.Empty<Void> closedSignal = Sinks.empty();
+    /** {@link #onEnding()}: empty as soon as {@link #close()} begins, or the engine's failure as soon as it failed. */
+    private final Sinks.Empty<Void> endingSignal = Sinks.empty();
 
     private Rivulet(final Context context)
     {
@@ -294,6 +298,7 @@ public final class Rivulet implements AutoCloseable
         try
         {
             // Before the error handler, which may close the node: onClose() then reports the failure, not the close.
+            endingSignal.tryEmitError(failStop.failure());
             closedSignal.tryEmitError(failStop.failure());
         }
         catch (final Throwable ignore)
@@ -624,11 +629,12 @@ public final class Rivulet implements AutoCloseable
      * @param responder handlers for requests the server makes over the connection.
      * @param retry     the back-off between failed connection attempts, e.g.
      *                  {@code Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(5))}.
-     * @return the live connection for every subscriber while it is open; a new one after it closes.
+     * @return the live connection for every subscriber while it is open; a new one after it closes; an error at
+     *         once, retrying no more, when this node's engine failed or the node is closed.
      */
     public Mono<Connection> connect(final String address, final Responder responder, final Retry retry)
     {
-        return new Reconnector(() -> connect(address, responder), retry).connection();
+        return new Reconnector(this, () -> connect(address, responder), retry).connection();
     }
 
     /**
@@ -811,6 +817,17 @@ public final class Rivulet implements AutoCloseable
     }
 
     /**
+     * The node's end as those that connect through it need it ({@link Reconnector}): earlier than {@link #onClose()},
+     * it completes as soon as {@link #close()} begins, and fails with the engine's failure as soon as it failed.
+     *
+     * @return completes when the node begins to close, or fails with the engine's failure.
+     */
+    Mono<Void> onEnding()
+    {
+        return endingSignal.asMono();
+    }
+
+    /**
      * Closes every connection (in-flight streams end with {@link ConnectionClosedException}) and
      * server, then stops the engine. Waits at most a few seconds. Idempotent. After an engine failure (see
      * {@link EngineFailure}) it releases what is left at once and keeps the node file, which says DEAD and why.
@@ -827,12 +844,15 @@ public final class Rivulet implements AutoCloseable
     {
         if (!closed.compareAndSet(false, true))
         {
-            if (!isInsideDutyCycle())
+            // The closing thread itself comes back here from a subscriber of onEnding(): waiting would wait for itself.
+            if (!isInsideDutyCycle() && closingThread != Thread.currentThread())
             {
                 awaitStopped(); // another thread (perhaps a closer started from a cycle) is closing the node
             }
             return;
         }
+        closingThread = Thread.currentThread();
+        endingSignal.tryEmitEmpty(); // does nothing after the engine's failure
         try
         {
             topics.closeAll();
@@ -966,6 +986,8 @@ public final class Rivulet implements AutoCloseable
         private int maxPendingRequests = size("rivulet.maxPendingRequests", ProtocolSettings.DEFAULT_MAX_PENDING_REQUESTS);
         private long maxParkedBytes = sizeLong("rivulet.maxParkedBytes", ProtocolSettings.DEFAULT_MAX_PARKED_BYTES);
         private int maxConnections = size("rivulet.maxConnections", ProtocolSettings.DEFAULT_MAX_CONNECTIONS);
+        private int maxPendingSetupsPerAddress = size("rivulet.maxPendingSetupsPerAddress",
+            ProtocolSettings.DEFAULT_MAX_PENDING_SETUPS_PER_ADDRESS);
         private long maxConnectionMemory = sizeLong("rivulet.maxConnectionMemory",
             ProtocolSettings.DEFAULT_MAX_CONNECTION_MEMORY);
         private long maxNodeMemory = sizeLong("rivulet.maxNodeMemory", ProtocolSettings.defaultMaxNodeMemory());
@@ -1354,6 +1376,27 @@ public final class Rivulet implements AutoCloseable
         public int maxConnections()
         {
             return maxConnections;
+        }
+
+        /**
+         * Accepted connections from one remote address (its host, not the port) that may wait for their SETUP at
+         * once ({@code rivulet.maxPendingSetupsPerAddress}, 256). One more from that address is closed at once, before
+         * the node makes anything for it, and counted in {@code limit rejections} (logged at most once a second, with
+         * the count); other addresses are still accepted. A connection frees its slot when its SETUP is accepted or it
+         * begins to close. So one address opening thousands of idle sockets holds at most this many of the
+         * {@link #maxConnections} slots, each until {@link #setupTimeout}. Clients behind one NAT share the bound:
+         * raise it for a crowd of them that connects at once.
+         */
+        public Context maxPendingSetupsPerAddress(final int maxPendingSetupsPerAddress)
+        {
+            assigned.add("maxPendingSetupsPerAddress");
+            this.maxPendingSetupsPerAddress = maxPendingSetupsPerAddress;
+            return this;
+        }
+
+        public int maxPendingSetupsPerAddress()
+        {
+            return maxPendingSetupsPerAddress;
         }
 
         /**
@@ -1910,6 +1953,8 @@ public final class Rivulet implements AutoCloseable
             // No lower bound against maxMessageLength: a message is refused only when others are parked already.
             check(maxParkedBytes >= 1, "maxParkedBytes", shownSize(maxParkedBytes), "must be positive, e.g. 64m");
             check(maxConnections >= 1, "maxConnections", maxConnections, "must be positive, e.g. 10000");
+            check(maxPendingSetupsPerAddress >= 1, "maxPendingSetupsPerAddress", maxPendingSetupsPerAddress,
+                "must be positive, e.g. 256");
             check(maxConnectionMemory >= maxMessageLength, "maxConnectionMemory", shownSize(maxConnectionMemory),
                 "must hold one message of maxMessageLength " + shownSize(maxMessageLength) + ", e.g. 128m");
             check(maxNodeMemory >= maxMessageLength, "maxNodeMemory", shownSize(maxNodeMemory),
@@ -2095,6 +2140,7 @@ public final class Rivulet implements AutoCloseable
                 ", maxPendingRequests=" + maxPendingRequests +
                 ", maxParkedBytes=" + shownSize(maxParkedBytes) +
                 ", maxConnections=" + maxConnections +
+                ", maxPendingSetupsPerAddress=" + maxPendingSetupsPerAddress +
                 ", maxConnectionMemory=" + shownSize(maxConnectionMemory) +
                 ", maxNodeMemory=" + shownSize(maxNodeMemory) +
                 ", maxKeepaliveTimeout=" + shownDuration(maxKeepaliveTimeoutNs) +
@@ -2121,7 +2167,8 @@ public final class Rivulet implements AutoCloseable
         {
             return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
                 keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
-                maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs);
+                maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs,
+                maxPendingSetupsPerAddress);
         }
     }
 }

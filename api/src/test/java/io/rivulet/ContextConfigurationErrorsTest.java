@@ -119,6 +119,20 @@ class ContextConfigurationErrorsTest
     }
 
     @Test
+    void shouldBoundConnectionsWaitingForSetupPerAddressByDefaultAndRefuseNone()
+    {
+        assertThat(concluded().maxPendingSetupsPerAddress()).isEqualTo(256);
+        assertThat(concluded().protocolSettings().maxPendingSetupsPerAddress()).isEqualTo(256);
+
+        property("rivulet.maxPendingSetupsPerAddress", "0");
+
+        assertThatThrownBy(ContextConfigurationErrorsTest::concluded).isInstanceOf(ConfigurationException.class)
+            .hasMessage("rivulet.maxPendingSetupsPerAddress=0: must be positive, e.g. 256");
+        assertThat(new Rivulet.Context().transport(NO_TRANSPORT).maxPendingSetupsPerAddress(512).conclude()
+            .protocolSettings().maxPendingSetupsPerAddress()).as("the setter over the property").isEqualTo(512);
+    }
+
+    @Test
     void shouldSayWhichOtherSettingAValueMustAgreeWith()
     {
         property("rivulet.keepaliveInterval", "2s");

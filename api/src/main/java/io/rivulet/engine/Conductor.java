@@ -92,6 +92,8 @@ public final class Conductor implements Agent, Executor
     private Codecs codecs = Codecs.defaults();
     /** Accepted links refused for the connection limit, waiting (bounded) for their peer to read the error. */
     private final ArrayList<ConnectionRefusal> refusals = new ArrayList<>();
+    /** Accepted connections still waiting for SETUP, per address: one address cannot take every slot. */
+    private final PendingSetups pendingSetups;
     private static final int MAX_REFUSALS = 64;
     /** Commands queued before an engine failure that the failure path still runs, so that they fail at once. */
     private static final int FAILED_COMMANDS_LIMIT = 4096;
@@ -135,6 +137,7 @@ public final class Conductor implements Agent, Executor
     {
         ProtocolConnection.checkExtensions(extensions);
         this.log = log;
+        this.pendingSetups = new PendingSetups(settings.maxPendingSetupsPerAddress(), counters.limitRejections, log);
         this.commands = commands;
         this.driver = driver;
         this.sender = sender;
@@ -206,6 +209,7 @@ public final class Conductor implements Agent, Executor
                 rescheduleKeepalive(connection, now + connection.keepaliveIntervalNs());
             }
         }
+        pendingSetups.release(); // after the connections' cycle, before the next accepts
         for (int i = 0; i < extensions.size(); i++)
         {
             work += extensions.get(i).doWork(now); // node-level parts: a shared endpoint, counters
@@ -544,13 +548,15 @@ public final class Conductor implements Agent, Executor
                 ReliableLink link;
                 while ((link = server.listener.accept()) != null)
                 {
-                    if (connections.size() >= settings.maxConnections())
+                    // Null: the link was closed at once, its address has too many connections waiting for SETUP.
+                    final String address = pendingSetups.admit(link);
+                    if (address != null && connections.size() >= settings.maxConnections())
                     {
                         refuse(link, now);
                     }
-                    else
+                    else if (address != null)
                     {
-                        startConnection(link, false, server.acceptor, now);
+                        pendingSetups.hold(address, startConnection(link, false, server.acceptor, now)::awaitsSetup);
                     }
                     work++;
                 }

@@ -317,6 +317,12 @@ public final class ProtocolConnection implements ConnectionOutput
         setup.awaitAcceptance(acceptance, nowNs);
     }
 
+    /** @return true while a server's connection waits for its peer's SETUP and is not closing. */
+    public boolean awaitsSetup()
+    {
+        return !setup.isComplete() && !close.isClosing();
+    }
+
     /** @return true when the connection is closed and released by the sender: the conductor drops it. */
     public boolean isFinished()
     {

@@ -28,6 +28,8 @@ import java.util.concurrent.TimeUnit;
  *                            clamped to it (and its interval below it), and told so in the server's answer.
  * @param idleTimeoutNs       a server closes an accepted connection with no stream open and no frame but
  *                            KEEPALIVE for this long; 0 never.
+ * @param maxPendingSetupsPerAddress accepted connections from one address (its host) that may wait for SETUP at
+ *                            once; one more from there is closed at once.
  */
 public record ProtocolSettings(
     int maxFrameLength,
@@ -44,7 +46,8 @@ public record ProtocolSettings(
     long maxConnectionMemory,
     long maxNodeMemory,
     long maxKeepaliveTimeoutNs,
-    long idleTimeoutNs)
+    long idleTimeoutNs,
+    int maxPendingSetupsPerAddress)
 {
     /** Default {@link #setupTimeoutNs()}: 2 s, short, because a connection before SETUP is anyone's. */
     public static final long DEFAULT_SETUP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
@@ -62,6 +65,13 @@ public record ProtocolSettings(
     public static final long DEFAULT_MAX_KEEPALIVE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
     /** Default {@link #idleTimeoutNs()}: 5 minutes. */
     public static final long DEFAULT_IDLE_TIMEOUT_NS = TimeUnit.MINUTES.toNanos(5);
+    /**
+     * Default {@link #maxPendingSetupsPerAddress()}: 256. The conductor takes a listener's whole backlog (up to 1,024
+     * links) in one duty cycle, before it reads their SETUPs, so an honest host's burst of connects counts as waiting
+     * all at once; 256 lets a quarter of the backlog come from one host, while one address holds at most a 16th of
+     * the default {@link #maxConnections()}.
+     */
+    public static final int DEFAULT_MAX_PENDING_SETUPS_PER_ADDRESS = 256;
 
     /** @return the default {@link #maxNodeMemory()}: a quarter of the heap the JVM may grow to. */
     public static long defaultMaxNodeMemory()
@@ -81,7 +91,7 @@ public record ProtocolSettings(
         this(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs, keepaliveTimeoutNs, frameLimit,
             DEFAULT_SETUP_TIMEOUT_NS, DEFAULT_MAX_STREAMS, DEFAULT_MAX_PENDING_REQUESTS, DEFAULT_MAX_PARKED_BYTES,
             DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTION_MEMORY, defaultMaxNodeMemory(),
-            DEFAULT_MAX_KEEPALIVE_TIMEOUT_NS, DEFAULT_IDLE_TIMEOUT_NS);
+            DEFAULT_MAX_KEEPALIVE_TIMEOUT_NS, DEFAULT_IDLE_TIMEOUT_NS, DEFAULT_MAX_PENDING_SETUPS_PER_ADDRESS);
     }
 
     /** @return a copy with other limits (tests and the context). */
@@ -94,7 +104,8 @@ public record ProtocolSettings(
     {
         return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
             keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
-            maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs);
+            maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs,
+            maxPendingSetupsPerAddress);
     }
 
     /** @return a copy with other memory limits. */
@@ -102,7 +113,8 @@ public record ProtocolSettings(
     {
         return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
             keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
-            maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs);
+            maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs,
+            maxPendingSetupsPerAddress);
     }
 
     /** @return a copy with another keepalive policy for the clients of this node's servers. */
@@ -110,6 +122,7 @@ public record ProtocolSettings(
     {
         return new ProtocolSettings(maxFrameLength, maxMessageLength, streamWindow, keepaliveIntervalNs,
             keepaliveTimeoutNs, frameLimit, setupTimeoutNs, maxStreams, maxPendingRequests, maxParkedBytes,
-            maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs);
+            maxConnections, maxConnectionMemory, maxNodeMemory, maxKeepaliveTimeoutNs, idleTimeoutNs,
+            maxPendingSetupsPerAddress);
     }
 }

@@ -69,7 +69,7 @@ public final class RivuletConnections implements AutoCloseable
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(responder, "responder");
         final RivuletConnection connection =
-            new RivuletConnection(address, new Reconnector(() -> node.connect(address, responder), retry));
+            new RivuletConnection(address, new Reconnector(node, () -> node.connect(address, responder), retry));
         synchronized (this)
         {
             if (closed)

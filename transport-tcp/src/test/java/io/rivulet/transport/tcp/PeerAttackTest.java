@@ -118,7 +118,9 @@ class PeerAttackTest
         final int attackers = Integer.getInteger("rivulet.test.attackers", 4096);
         final long boundMs = TestTime.millis(2_000);
         // A long set-up timeout: 4,096 SETUPs arrive at once on a slow machine, and this test is about what comes after.
+        // They all come from 127.0.0.1, so its bound on connections waiting for SETUP is raised to let them in.
         final Rivulet serverNode = launch(new Rivulet.Context().maxConnections(attackers)
+            .maxPendingSetupsPerAddress(attackers)
             .maxKeepaliveTimeout(boundMs, TimeUnit.MILLISECONDS)
             .setupTimeout(TestTime.millis(30_000), TimeUnit.MILLISECONDS));
         final Server server = serverNode.bind("127.0.0.1:0", echo()).block(TIMEOUT);

@@ -4,6 +4,8 @@ import io.rivulet.protocol.datagram.SwiftCongestionControl;
 import io.rivulet.spi.MulticastSettings;
 import io.rivulet.spi.SwiftSettings;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * A multicast publisher's congestion window: Swift's delay rule ({@link SwiftCongestionControl}) on the delay of the
  * slowest receiver it follows, so queues building anywhere on the way to the group slow it down. Loss alone never
@@ -12,7 +14,8 @@ import io.rivulet.spi.SwiftSettings;
  * the per-path protocol applies, would let the lossiest receiver set everyone's pace).
  *
  * <p>The window is spent as a <b>rate</b>: {@code window x datagram / smoothed delay}, paced with a burst of at most
- * one window. Receivers report every quarter of their window (or status interval), not every datagram (that would make
+ * one window, or of what the rate earned over a gap between duty cycles up to {@link #MAX_GAP_NS} (an engine sleeping
+ * 1 ms at a time must still send at the rate). Receivers report every quarter of their window (or status interval), not every datagram (that would make
  * the publisher's work grow with its audience), so a window counted against their last report would leave the
  * pipe idle between reports: with a window of 12 datagrams against reports every 128 KiB, a 100 MB/s bottleneck ran
  * 3 % busy. Until the first delay sample the window is an in-flight cap from the followed receiver's received
@@ -21,6 +24,12 @@ import io.rivulet.spi.SwiftSettings;
 final class MulticastCongestion
 {
     private static final double SMOOTHING = 0.125;
+    /**
+     * The longest an engine leaves between two duty cycles while it has nothing else to do: a sleep in the selector
+     * ({@code EngineSleep}) or the back-off's longest park, both 1 ms. What the rate earned over such a gap may go at
+     * once.
+     */
+    static final long MAX_GAP_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final SwiftCongestionControl swift;
     private final int datagramBytes;
@@ -90,7 +99,11 @@ final class MulticastCongestion
         lastRefillNs = nowNs;
         if (elapsed > 0)
         {
-            tokens = Math.min(Math.max(windowBytes, 4.0 * datagramBytes), tokens + windowBytes * elapsed / srttNs);
+            // A burst of one window, or of what the rate earned while the engine slept (up to MAX_GAP_NS): an engine
+            // that sleeps 1 ms between cycles would otherwise send one window a millisecond whatever the delay.
+            final double earned = windowBytes * Math.min(elapsed, MAX_GAP_NS) / srttNs;
+            tokens = Math.min(Math.max(Math.max(windowBytes, 4.0 * datagramBytes), earned),
+                tokens + windowBytes * elapsed / srttNs);
         }
         return (long)tokens;
     }

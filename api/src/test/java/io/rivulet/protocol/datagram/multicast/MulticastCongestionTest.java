@@ -73,6 +73,52 @@ class MulticastCongestionTest
     }
 
     @Test
+    void shouldKeepTheRateAcrossAGapBetweenDutyCyclesUpToAMillisecond()
+    {
+        final int datagram = 1_000;
+        final MulticastCongestion congestion = new MulticastCongestion(new MulticastSettings().initialWindow(10),
+            datagram, 64);
+        final long startNs = 1_000_000_000L;
+        congestion.onProgress(startNs, 0, -1);
+        congestion.onProgress(startNs, datagram, TimeUnit.MICROSECONDS.toNanos(100)); // srtt 100 us
+        final double windowBytes = congestion.window() * datagram;
+        long nowNs = startNs;
+        spend(congestion, congestion.sendable(nowNs, datagram, 0));
+
+        // A cycle 10 us later has earned a tenth of a window; unspent credit does not pile up beyond the larger of a
+        // window and what the last gap earned (150 us: one and a half windows, not 1.6).
+        nowNs += TimeUnit.MICROSECONDS.toNanos(10);
+        assertThat(congestion.sendable(nowNs, datagram, 0)).isBetween((long)(0.09 * windowBytes),
+            (long)(0.11 * windowBytes));
+        nowNs += TimeUnit.MICROSECONDS.toNanos(150);
+        assertThat(congestion.sendable(nowNs, datagram, 0)).isBetween((long)(1.49 * windowBytes),
+            (long)(1.51 * windowBytes));
+        spend(congestion, congestion.sendable(nowNs, datagram, 0));
+        nowNs += TimeUnit.MICROSECONDS.toNanos(20);
+        spend(congestion, congestion.sendable(nowNs, datagram, 0));
+        nowNs += TimeUnit.MICROSECONDS.toNanos(20);
+        assertThat(congestion.sendable(nowNs, datagram, 0)).as("cycles close together: the last gap's earnings")
+            .isBetween((long)(0.19 * windowBytes), (long)(0.21 * windowBytes));
+        spend(congestion, congestion.sendable(nowNs, datagram, 0));
+
+        // An engine that slept 1 ms may send what the rate earned meanwhile: ten windows, not one.
+        nowNs += TimeUnit.MILLISECONDS.toNanos(1);
+        assertThat(congestion.sendable(nowNs, datagram, 0)).isBetween((long)(9.9 * windowBytes),
+            (long)(10.1 * windowBytes));
+        spend(congestion, congestion.sendable(nowNs, datagram, 0));
+
+        // A longer silence earns no more than that: an idle stream does not bank a burst.
+        nowNs += TimeUnit.MILLISECONDS.toNanos(50);
+        assertThat(congestion.sendable(nowNs, datagram, 0)).isBetween((long)(9.9 * windowBytes),
+            (long)(10.1 * windowBytes));
+    }
+
+    private static void spend(final MulticastCongestion congestion, final long bytes)
+    {
+        congestion.onSent((int)bytes);
+    }
+
+    @Test
     void shouldFillTheQueueWithoutTheCongestionWindow()
     {
         final Run fixed = run(false);

@@ -13,7 +13,8 @@ import java.nio.channels.SelectableChannel;
 public interface ReadinessWatch
 {
     /**
-     * The engine's thread (or the node's start, before it runs): wake the engine's sleep whenever {@code channel} is readable, from now until it closes.
+     * The engine's thread (or the node's start, before it runs): wake the engine's sleep whenever {@code channel} is
+     * readable, from now until it closes.
      *
      * @param channel a non-blocking channel the endpoint reads.
      * @throws java.io.UncheckedIOException when the selector refuses it (closed).

@@ -174,6 +174,10 @@ class TcpCountersChurnTest
         };
         node = Rivulet.launch(context
             .transport(new TcpTransport())
+            // Every churned socket is a connection to count: a burst of them, closed by the client but accepted
+            // before their close is read, must not meet the per-address bound on connections waiting for SETUP
+            // (PendingSetupLimitTest covers it), which would refuse some before any counter is made.
+            .maxPendingSetupsPerAddress(CYCLES)
             .threadingMode(ThreadingMode.SHARED)
             .countersFile(false)
             .threadFactory(factory)

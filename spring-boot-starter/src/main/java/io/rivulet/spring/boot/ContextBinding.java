@@ -77,6 +77,7 @@ final class ContextBinding
         set(properties.getMaxPendingRequests(), context::maxPendingRequests);
         longSize("rivulet.max-parked-bytes", properties.getMaxParkedBytes(), context::maxParkedBytes);
         set(properties.getMaxConnections(), context::maxConnections);
+        set(properties.getMaxPendingSetupsPerAddress(), context::maxPendingSetupsPerAddress);
         longSize("rivulet.max-connection-memory", properties.getMaxConnectionMemory(), context::maxConnectionMemory);
         longSize("rivulet.max-node-memory", properties.getMaxNodeMemory(), context::maxNodeMemory);
         nanos("rivulet.max-keepalive-timeout", properties.getMaxKeepaliveTimeout(),

@@ -98,6 +98,9 @@ public class RivuletProperties
     /** Connections this node holds at once, accepted and connected. Default 4096. */
     private Integer maxConnections;
 
+    /** Accepted connections from one remote host that may wait for their SETUP at once. Default 256. */
+    private Integer maxPendingSetupsPerAddress;
+
     /** Bytes one connection may hold on behalf of its peer. Default 128m. Bytes, 64k, 16m, 1g or 64KB. */
     private String maxConnectionMemory;
 
@@ -364,6 +367,16 @@ public class RivuletProperties
     public void setMaxConnections(final Integer maxConnections)
     {
         this.maxConnections = maxConnections;
+    }
+
+    public Integer getMaxPendingSetupsPerAddress()
+    {
+        return maxPendingSetupsPerAddress;
+    }
+
+    public void setMaxPendingSetupsPerAddress(final Integer maxPendingSetupsPerAddress)
+    {
+        this.maxPendingSetupsPerAddress = maxPendingSetupsPerAddress;
     }
 
     public String getMaxConnectionMemory()

@@ -51,6 +51,7 @@ class RivuletAutoConfigurationTest
             "rivulet.keepalive-timeout=3s",
             "rivulet.connect-timeout=1500ms",
             "rivulet.max-streams=100",
+            "rivulet.max-pending-setups-per-address=32",
             "rivulet.max-parked-bytes=8MB",
             "rivulet.idle-timeout=0",
             "rivulet.auth-token=secret",
@@ -73,6 +74,7 @@ class RivuletAutoConfigurationTest
                 assertThat(bound.keepaliveTimeoutNs()).isEqualTo(TimeUnit.SECONDS.toNanos(3));
                 assertThat(bound.connectTimeoutNs()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(1500));
                 assertThat(bound.maxStreams()).isEqualTo(100);
+                assertThat(bound.maxPendingSetupsPerAddress()).isEqualTo(32);
                 assertThat(bound.maxParkedBytes()).isEqualTo(8L * 1024 * 1024);
                 assertThat(bound.idleTimeoutNs()).isZero();
                 assertThat(bound.authToken()).isEqualTo("secret");

@@ -8,7 +8,6 @@ import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
 import io.rivulet.codec.FrameReader;
 import io.rivulet.codec.FrameType;
-import io.rivulet.codec.FrameWriter;
 import io.rivulet.counters.NodeCounters;
 import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
@@ -139,7 +138,8 @@ class PendingSetupLimitTest
 
         // One of the crowd sends SETUP: once it is accepted (the server's answer read), its slot is free.
         final SocketChannel completing = crowd.get(0);
-        write(completing, setupFrame());
+        write(completing, new RawFrames().setup("", (int)TimeUnit.SECONDS.toMillis(1),
+            (int)TimeUnit.SECONDS.toMillis(5), 16 * 1024));
         assertThat(readFrameType(completing)).as("the server's answer to SETUP").isEqualTo(FrameType.SETUP);
         open(CROWD);
         awaitOpened(LIMIT + 3);
@@ -229,19 +229,6 @@ class PendingSetupLimitTest
             }
             return !buffer.hasRemaining();
         }, () -> buffer.position() + " of " + buffer.capacity() + " bytes read");
-    }
-
-    /** A valid SETUP with a length prefix: keepalive 1 s / 5 s, frames of 16 KiB, no metadata or data. */
-    private static byte[] setupFrame()
-    {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[TcpLink.LENGTH_PREFIX_LENGTH +
-            FrameWriter.setupLength(0, 0)]);
-        final int length = new FrameWriter().writeSetup(buffer, TcpLink.LENGTH_PREFIX_LENGTH, 1,
-            (int)TimeUnit.SECONDS.toMillis(1), (int)TimeUnit.SECONDS.toMillis(5), 16 * 1024, new byte[0], new byte[0]);
-        buffer.putInt(0, length, ByteOrder.LITTLE_ENDIAN);
-        final byte[] frame = new byte[TcpLink.LENGTH_PREFIX_LENGTH + length];
-        buffer.getBytes(0, frame);
-        return frame;
     }
 
     private Rivulet launch(final Rivulet.Context context)

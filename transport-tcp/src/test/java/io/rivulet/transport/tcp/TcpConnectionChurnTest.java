@@ -1,12 +1,10 @@
 package io.rivulet.transport.tcp;
 
-import io.rivulet.codec.FrameWriter;
 import io.rivulet.spi.FrameHandler;
 import io.rivulet.spi.TransportSettings;
 import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -66,7 +64,8 @@ class TcpConnectionChurnTest
     private static final int DIRECT_BYTES = 3;
     private static final int RSS_KB = 4;
 
-    private final byte[] setup = setupFrame();
+    private final byte[] setup = new RawFrames().setup("", (int)TimeUnit.SECONDS.toMillis(1),
+        (int)TimeUnit.SECONDS.toMillis(5), 16 * 1024);
     private final byte[] partialFrame = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(500).array();
 
     @Test
@@ -343,17 +342,5 @@ class TcpConnectionChurnTest
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    private static byte[] setupFrame()
-    {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[TcpLink.LENGTH_PREFIX_LENGTH +
-            FrameWriter.setupLength(0, 0)]);
-        final int length = new FrameWriter().writeSetup(buffer, TcpLink.LENGTH_PREFIX_LENGTH, 1,
-            (int)TimeUnit.SECONDS.toMillis(1), (int)TimeUnit.SECONDS.toMillis(5), 16 * 1024, new byte[0], new byte[0]);
-        buffer.putInt(0, length, ByteOrder.LITTLE_ENDIAN);
-        final byte[] frame = new byte[TcpLink.LENGTH_PREFIX_LENGTH + length];
-        buffer.getBytes(0, frame);
-        return frame;
     }
 }

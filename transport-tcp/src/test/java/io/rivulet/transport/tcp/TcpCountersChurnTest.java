@@ -5,14 +5,12 @@ import io.rivulet.Responder;
 import io.rivulet.Rivulet;
 import io.rivulet.Server;
 import io.rivulet.ThreadingMode;
-import io.rivulet.codec.FrameWriter;
 import io.rivulet.counters.CounterTypes;
 import io.rivulet.counters.NodeCounters;
 import io.rivulet.counters.NodeFileWriter;
 import io.rivulet.tck.Await;
 import io.rivulet.tck.ScaledTimeout;
 import io.rivulet.tck.TestTime;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -55,7 +53,8 @@ class TcpCountersChurnTest
 
     private final List<Thread> engineThreads = new CopyOnWriteArrayList<>();
     private final List<Socket> fill = new ArrayList<>();
-    private final byte[] setup = setupFrame();
+    private final byte[] setup = new RawFrames().setup("", (int)TimeUnit.SECONDS.toMillis(20),
+        (int)TimeUnit.SECONDS.toMillis(60), 16 * 1024);
     private final byte[] partialFrame = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(500).array();
     private Rivulet node;
     private InetSocketAddress address;
@@ -278,19 +277,6 @@ class TcpCountersChurnTest
             }
         });
         return sum[0];
-    }
-
-    private static byte[] setupFrame()
-    {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[TcpLink.LENGTH_PREFIX_LENGTH +
-            FrameWriter.setupLength(0, 0)]);
-        final int length = new FrameWriter().writeSetup(buffer, TcpLink.LENGTH_PREFIX_LENGTH, 1,
-            (int)TimeUnit.SECONDS.toMillis(20), (int)TimeUnit.SECONDS.toMillis(60), 16 * 1024, new byte[0],
-            new byte[0]);
-        buffer.putInt(0, length, ByteOrder.LITTLE_ENDIAN);
-        final byte[] frame = new byte[TcpLink.LENGTH_PREFIX_LENGTH + length];
-        buffer.getBytes(0, frame);
-        return frame;
     }
 
     /** Writes to the capture and on to the real stderr, so that a failure still shows in the build's output. */

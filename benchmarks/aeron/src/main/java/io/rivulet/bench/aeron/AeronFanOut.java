@@ -2,9 +2,7 @@ package io.rivulet.bench.aeron;
 
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
-import io.aeron.FragmentAssembler;
 import io.aeron.Subscription;
-import io.aeron.logbuffer.FragmentHandler;
 import io.rivulet.bench.harness.FanOutReceiver;
 import io.rivulet.bench.harness.Pacer;
 import io.rivulet.bench.harness.Payloads;
@@ -20,7 +18,6 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 
@@ -38,11 +35,10 @@ import java.util.concurrent.TimeoutException;
 final class AeronFanOut implements AutoCloseable
 {
     static final int FANOUT_STREAM = 1003;
-    private static final int FRAGMENT_LIMIT = 16;
 
     private final ExclusivePublication publication;
-    private final List<Subscription> subscriptions = new ArrayList<>();
-    private final List<FanOutReceiver> receivers = new ArrayList<>();
+    private final FanOutSubscriptions subscriptions = new FanOutSubscriptions();
+    private final List<FanOutReceiver> receivers;
     private final IdleStrategy publisherIdle;
     private final Thread poller;
     private volatile boolean running = true;
@@ -53,7 +49,6 @@ final class AeronFanOut implements AutoCloseable
     {
         publisherIdle = AeronNode.idleStrategy(idle);
         publication = aeron.addExclusivePublication(ipc ? "aeron:ipc" : "aeron:udp?control-mode=manual", FANOUT_STREAM);
-        final List<FragmentHandler> handlers = new ArrayList<>();
         for (int i = 0; i < subscribers; i++)
         {
             final String channel;
@@ -66,37 +61,11 @@ final class AeronFanOut implements AutoCloseable
                 channel = "aeron:udp?endpoint=127.0.0.1:" + freeUdpPort();
                 publication.addDestination(channel);
             }
-            subscriptions.add(aeron.addSubscription(channel, FANOUT_STREAM));
-            final FanOutReceiver receiver = new FanOutReceiver("subscription " + i);
-            receivers.add(receiver);
-            handlers.add(new FragmentAssembler((buffer, offset, length, header) -> receiver.onMessage(
-                buffer.getInt(offset + Payloads.SEQ_OFFSET, ByteOrder.LITTLE_ENDIAN),
-                buffer.getLong(offset + Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN), System.nanoTime())));
+            subscriptions.add(aeron.addSubscription(channel, FANOUT_STREAM), "subscription " + i);
         }
-        final long deadlineNs = Waits.deadline();
-        for (final Subscription subscription : subscriptions)
-        {
-            while (!subscription.isConnected())
-            {
-                Waits.check(deadlineNs, "connected fan-out subscription");
-                Thread.sleep(1);
-            }
-        }
-        final IdleStrategy pollerIdle = AeronNode.idleStrategy(idle);
-        poller = new Thread(() ->
-        {
-            while (running)
-            {
-                int fragments = 0;
-                for (int i = 0; i < subscriptions.size(); i++)
-                {
-                    fragments += subscriptions.get(i).poll(handlers.get(i), FRAGMENT_LIMIT);
-                }
-                pollerIdle.idle(fragments);
-            }
-        }, "aeron-fanout-subscribers");
-        poller.setDaemon(true);
-        poller.start();
+        subscriptions.awaitConnected("connected fan-out subscription");
+        poller = subscriptions.startPoller("aeron-fanout-subscribers", AeronNode.idleStrategy(idle), () -> running);
+        receivers = subscriptions.receivers();
     }
 
     /**
@@ -179,7 +148,7 @@ final class AeronFanOut implements AutoCloseable
     {
         running = false;
         poller.join(5_000);
-        CloseHelper.closeAll(subscriptions);
+        subscriptions.close();
         CloseHelper.close(publication);
     }
 }

@@ -1,21 +1,15 @@
 package io.rivulet.bench.aeron;
 
 import io.aeron.ExclusivePublication;
-import io.aeron.FragmentAssembler;
 import io.aeron.Subscription;
-import io.aeron.logbuffer.FragmentHandler;
-import io.rivulet.bench.harness.FanOutReceiver;
 import io.rivulet.bench.harness.Line;
 import io.rivulet.bench.harness.Pacer;
 import io.rivulet.bench.harness.Payloads;
 import io.rivulet.bench.harness.ScaleFanOut;
 import io.rivulet.bench.harness.Waits;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -35,7 +29,6 @@ public final class AeronScaleFanOut
 {
     static final int STREAM = 1004;
     static final long PARK_NS = 50_000;
-    private static final int FRAGMENT_LIMIT = 16;
 
     private AeronScaleFanOut()
     {
@@ -109,46 +102,18 @@ public final class AeronScaleFanOut
 
     private static void subscribers(final AeronNode node, final int count, final String channel) throws Exception
     {
-        final List<Subscription> subscriptions = new ArrayList<>();
-        final List<FanOutReceiver> receivers = new ArrayList<>();
-        final List<FragmentHandler> handlers = new ArrayList<>();
+        final FanOutSubscriptions subscriptions = new FanOutSubscriptions();
         for (int i = 0; i < count; i++)
         {
-            subscriptions.add(node.aeron.addSubscription(channel, STREAM));
-            final FanOutReceiver receiver = new FanOutReceiver("subscription " + i);
-            receivers.add(receiver);
-            handlers.add(new FragmentAssembler((buffer, offset, length, header) -> receiver.onMessage(
-                buffer.getInt(offset + Payloads.SEQ_OFFSET, ByteOrder.LITTLE_ENDIAN),
-                buffer.getLong(offset + Payloads.VALUE_OFFSET, ByteOrder.LITTLE_ENDIAN), System.nanoTime())));
+            subscriptions.add(node.aeron.addSubscription(channel, STREAM), "subscription " + i);
         }
-        final long deadlineNs = Waits.deadline();
-        for (final Subscription subscription : subscriptions)
-        {
-            while (!subscription.isConnected())
-            {
-                Waits.check(deadlineNs, "the publication's image on " + channel);
-                LockSupport.parkNanos(PARK_NS);
-            }
-        }
-        final IdleStrategy idle = AeronNode.idleStrategy("backoff");
-        final Thread poller = new Thread(() ->
-        {
-            while (!Thread.currentThread().isInterrupted())
-            {
-                int work = 0;
-                for (int i = 0; i < subscriptions.size(); i++)
-                {
-                    work += subscriptions.get(i).poll(handlers.get(i), FRAGMENT_LIMIT);
-                }
-                idle.idle(work);
-            }
-        }, "fanout-subscribers");
-        poller.setDaemon(true);
-        poller.start();
+        subscriptions.awaitConnected("the publication's image on " + channel);
+        final Thread poller = subscriptions.startPoller("fanout-subscribers", AeronNode.idleStrategy("backoff"),
+            () -> !Thread.currentThread().isInterrupted());
         Line.of(Line.READY, "subscribers", count).print(System.out);
-        ScaleFanOut.runSubscribers(receivers, () -> LockSupport.parkNanos(100_000));
+        ScaleFanOut.runSubscribers(subscriptions.receivers(), () -> LockSupport.parkNanos(100_000));
         poller.interrupt();
         poller.join(5_000);
-        subscriptions.forEach(Subscription::close);
+        subscriptions.close();
     }
 }
